@@ -1,0 +1,97 @@
+"""User-facing errors.
+
+Every failure a user can cause (bad spec, red baseline, impossible slice...) is
+raised as a :class:`CorruptError` subclass carrying a one-line message and a
+distinct exit code; ``cli.py`` prints the message and exits with the code, so no
+traceback ever reaches the user for bad input.
+"""
+
+from __future__ import annotations
+
+
+class CorruptError(Exception):
+    """Base class: a clear one-line message and a process exit code."""
+
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InputError(CorruptError):
+    """Bad command-line input: unknown option values, missing paths, bad specs."""
+
+    exit_code = 2
+
+
+class RepoNotFound(CorruptError):
+    exit_code = 10
+
+
+class CloneError(CorruptError):
+    exit_code = 11
+
+
+class RevisionError(CorruptError):
+    exit_code = 12
+
+
+class InstallError(CorruptError):
+    exit_code = 13
+
+
+class NoTestsError(CorruptError):
+    exit_code = 14
+
+
+class RedBaselineError(CorruptError):
+    exit_code = 15
+
+
+class SuiteTooSlowError(CorruptError):
+    exit_code = 16
+
+
+class StarsError(CorruptError):
+    exit_code = 17
+
+
+class GitHubError(CorruptError):
+    exit_code = 18
+
+
+class RateLimitError(GitHubError):
+    exit_code = 19
+
+
+class NoPythonError(CorruptError):
+    """The target has no Python code to analyse."""
+
+    exit_code = 20
+
+
+class SelectionError(CorruptError):
+    """An impossible slice or group request."""
+
+    exit_code = 21
+
+
+class StoreError(CorruptError):
+    """Output folder belongs to a different repo, or the store is unusable."""
+
+    exit_code = 22
+
+
+class SandboxError(CorruptError):
+    """A sandbox cannot be provided (no container engine, missing image...)."""
+
+    exit_code = 23
+
+
+class LLMError(CorruptError):
+    exit_code = 24
+
+
+class TaskNotFound(CorruptError):
+    exit_code = 25

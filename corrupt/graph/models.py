@@ -1,0 +1,73 @@
+"""Records of the graph stage: symbols, call edges and per-function metrics."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+SymbolKind = Literal["module", "class", "function", "method", "nested"]
+
+
+@dataclass
+class Symbol:
+    """One module, class or function, named by its dotted qualified name.
+
+    Lines are 1-based and inclusive. ``start_line`` is the ``def``/``class``
+    line (decorators come before it, in ``decorators``); ``body_start`` is the
+    first statement after the docstring, so "the body" is
+    ``body_start..end_line``.
+    """
+
+    qualname: str
+    kind: SymbolKind
+    file: str  # posix path relative to the repository root
+    start_line: int
+    end_line: int
+    is_async: bool = False
+    parent: str | None = None  # enclosing symbol's qualname
+    decorators: tuple[int, int] | None = None
+    docstring: tuple[int, int] | None = None
+    signature: tuple[int, int] | None = None  # def line .. line of the colon
+    body_start: int | None = None
+
+    @property
+    def is_function(self) -> bool:
+        return self.kind in ("function", "method", "nested")
+
+
+@dataclass
+class FunctionMetrics:
+    harmonic: float = 0.0  # outgoing reach: sum over g of 1/d(f -> g)
+    harmonic_norm: float = 0.0  # harmonic / (n - 1)
+    pagerank: float = 0.0
+    betweenness: float = 0.0
+    distance_discount: float = 0.0  # sum over reachable g of 0.5 ** d(f -> g)
+    in_degree: int = 0
+    out_degree: int = 0
+    degree: int = 0
+    cyclomatic: int = 1
+    halstead_volume: float = 0.0
+    halstead_difficulty: float = 0.0
+    code_lines: int = 0  # no blanks, comments or docstring
+    nesting_depth: int = 0
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+@dataclass
+class SkippedFile:
+    file: str
+    reason: str  # "syntax error at line 3: ...", "not UTF-8", ...
+
+
+@dataclass
+class CodeGraph:
+    """The code of one repository at one commit: what exists and who calls whom."""
+
+    import_root: str  # "src", "" ...: relative to the repository root
+    symbols: dict[str, Symbol]
+    edges: list[tuple[str, str]]  # caller -> callee, both keys of ``symbols``
+    metrics: dict[str, FunctionMetrics] = field(default_factory=dict)  # functions only
+    skipped: list[SkippedFile] = field(default_factory=list)
+    lines_of_code: int = 0

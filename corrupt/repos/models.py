@@ -1,0 +1,147 @@
+"""Records the repos stage hands to later stages.
+
+Everything here is plain data: later stages (graph, corrupt, tasks) read these
+records and never reach into how a clone, an environment or a sandbox was made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+SpecKind = Literal["github", "git", "local"]
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed"]
+FAILING_OUTCOMES: frozenset[str] = frozenset({"failed", "error"})
+
+
+@dataclass(frozen=True)
+class RepoSpec:
+    """Where code comes from: ``github:owner/name[@rev]``, a git URL[@rev] or a local path."""
+
+    kind: SpecKind
+    location: str  # "owner/name", a URL, or an absolute path
+    rev: str | None = None
+
+    def __str__(self) -> str:
+        head = f"github:{self.location}" if self.kind == "github" else self.location
+        return f"{head}@{self.rev}" if self.rev else head
+
+
+@dataclass
+class RepoMeta:
+    """GitHub metadata recorded with a checkout (``github:`` specs only)."""
+
+    full_name: str
+    url: str
+    stars: int
+    created_at: str | None = None
+    pushed_at: str | None = None
+    default_branch: str | None = None
+    license: str | None = None
+    clone_url: str | None = None
+
+
+@dataclass
+class Checkout:
+    """A repository pinned at one commit in the cache. ``path`` is never modified."""
+
+    spec: RepoSpec
+    name: str  # "owner/name" for GitHub, else the folder / URL stem
+    url: str  # clone URL, file URL or absolute local path
+    commit: str  # resolved git sha, or "tree:<sha256>" for a plain folder
+    path: Path  # the cached, read-only copy
+    stars: int | None = None
+    meta: RepoMeta | None = None
+
+
+@dataclass
+class Environment:
+    """What a sandbox needs to run a checkout's tests: a venv (local) or an image (docker)."""
+
+    key: str  # cache key: repo + commit (+ sandbox kind)
+    kind: Literal["venv", "image"]
+    python: str  # interpreter to run, as seen *inside* the sandbox
+    location: str  # venv dir or image tag
+    log: Path | None = None  # install log on the host
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one command in a sandbox."""
+
+    timeout: float = 60.0  # wall-clock seconds for the whole command
+    memory_mb: int = 4096
+    max_processes: int = 1024
+    cpu_seconds: int | None = None
+    network: bool = False
+
+
+@dataclass
+class Command:
+    """A command to run in a working tree. ``argv[0] == "python"`` means the environment's interpreter."""
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)  # added on top of the sandbox's scrubbed base
+    limits: Limits = field(default_factory=Limits)
+    collect: list[str] = field(default_factory=list)  # paths (relative to the tree) the caller reads back
+
+
+@dataclass
+class CommandResult:
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    duration: float
+    timed_out: bool = False
+    killed: str | None = None  # "timeout", "memory", ... when the sandbox stopped it
+
+
+@dataclass
+class Frame:
+    file: str  # relative to the working tree when inside it
+    line: int
+    function: str
+
+
+@dataclass
+class TestResult:
+    nodeid: str
+    outcome: Outcome
+    duration: float = 0.0
+    exc_type: str | None = None
+    message: str | None = None
+    frames: list[Frame] = field(default_factory=list)
+
+
+@dataclass
+class TestReport:
+    """One pytest run: a result per test (not per setup/call/teardown phase)."""
+
+    results: dict[str, TestResult]
+    duration: float
+    exit_code: int | None
+    timed_out: bool = False
+    collected: int = 0
+    stopped_early: bool = False  # hit the failure budget
+    output_tail: str = ""  # last lines of pytest's own output, for error messages
+
+    def failing(self) -> set[str]:
+        return {n for n, r in self.results.items() if r.outcome in FAILING_OUTCOMES}
+
+    def passing(self) -> set[str]:
+        return {n for n, r in self.results.items() if r.outcome == "passed"}
+
+
+@dataclass
+class Baseline:
+    """A trusted-green suite at one commit, with its coverage at line level."""
+
+    commit: str
+    tests: list[str]  # every test that passed in both runs and is not flaky
+    flaky: list[str]
+    skipped: list[str]
+    seconds: float  # wall time of one full run
+    durations: dict[str, float]
+    line_coverage: dict[str, dict[int, list[str]]]  # file -> line -> nodeids that ran it
+    command: list[str] = field(default_factory=list)  # the test command users can rerun
