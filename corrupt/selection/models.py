@@ -17,11 +17,27 @@ class Target:
     covering_tests: list[str] = field(default_factory=list)
 
 
+def _in_band(value: float, band: tuple[float, float]) -> bool:
+    """Half-open ``[lo, hi)``, except that a band reaching 100 includes 100."""
+    lo, hi = band
+    return lo <= value < hi or (hi >= 100.0 and value == hi)
+
+
 @dataclass(frozen=True)
 class SliceSpec:
     name: str  # "easy", "medium", "hard", "custom", "all"
     centrality: tuple[float, float] = (0.0, 100.0)
     complexity: tuple[float, float] = (0.0, 100.0)
+
+    def contains(self, centrality_pct: float, complexity_pct: float) -> bool:
+        """Whether a function (or task) with these percentile ranks lies in the slice."""
+        return _in_band(centrality_pct, self.centrality) and _in_band(
+            complexity_pct, self.complexity
+        )
+
+    def describe(self) -> str:
+        c, x = self.centrality, self.complexity
+        return f"{self.name} (centrality {c[0]:g}-{c[1]:g}, complexity {x[0]:g}-{x[1]:g})"
 
 
 @dataclass
