@@ -125,6 +125,7 @@ class TestReport:
     collected: int = 0
     stopped_early: bool = False  # hit the failure budget
     output_tail: str = ""  # last lines of pytest's own output, for error messages
+    collect_errors: dict[str, str] = field(default_factory=dict)  # module nodeid -> error text
 
     def failing(self) -> set[str]:
         return {n for n, r in self.results.items() if r.outcome in FAILING_OUTCOMES}
@@ -145,3 +146,4 @@ class Baseline:
     durations: dict[str, float]
     line_coverage: dict[str, dict[int, list[str]]]  # file -> line -> nodeids that ran it
     command: list[str] = field(default_factory=list)  # the test command users can rerun
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per phase: runs, coverage
