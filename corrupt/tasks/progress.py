@@ -1,0 +1,100 @@
+"""Rich rendering of a build: a live progress display and the closing summary."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from corrupt.tasks import build
+from corrupt.tasks.store import CandidateRow
+
+
+class RichProgress(build.Progress):
+    """Stage, candidates tried, tasks verified, test runs and an ETA per mode."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.bar = Progress(
+            SpinnerColumn(),
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[detail]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
+        self.stage_task = None
+        self.mode_tasks: dict[str, int] = {}
+        self.counts: dict[str, list[int]] = {}
+        self.started = time.monotonic()
+
+    def __enter__(self) -> RichProgress:
+        self.bar.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bar.stop()
+
+    def stage(self, name: str) -> None:
+        if name in build.MODES:
+            return
+        if self.stage_task is None:
+            self.stage_task = self.bar.add_task("stage", total=None, detail="")
+        self.bar.update(self.stage_task, description=f"stage: {name}")
+
+    def mode(self, mode: str, candidates: int, wanted: int) -> None:
+        if self.stage_task is not None:
+            self.bar.update(self.stage_task, description="stage: corrupt + verify", total=1, completed=1)
+        self.counts[mode] = [0, 0]
+        self.mode_tasks[mode] = self.bar.add_task(mode, total=wanted, detail=f"0 tried of {candidates} candidates")
+
+    def candidate(self, mode: str, row: CandidateRow, accepted: bool, test_runs: int) -> None:
+        tried, verified = self.counts[mode]
+        self.counts[mode] = [tried + 1, verified + int(accepted)]
+        self.bar.update(
+            self.mode_tasks[mode], advance=int(accepted),
+            detail=f"{tried + 1} tried, {verified + int(accepted)} verified, {test_runs} test runs",
+        )
+
+    def note(self, message: str) -> None:
+        self.console.print(f"[yellow]note:[/] {message}")
+
+
+def summary_table(summary: build.BuildSummary) -> Table:
+    table = Table(title=f"{summary.repo} @ {summary.commit[:12]} — slice {summary.slice}")
+    table.add_column("mode")
+    table.add_column("tasks", justify="right")
+    table.add_column("requested", justify="right")
+    table.add_column("tried", justify="right")
+    table.add_column("yield", justify="right")
+    table.add_column("top rejection")
+    for mode, m in summary.modes.items():
+        top = max(m.reasons.items(), key=lambda kv: kv[1], default=("", 0))
+        table.add_row(
+            mode, str(m.tasks), str(m.requested), str(m.tried),
+            f"{m.tasks / m.tried:.0%}" if m.tried else "-",
+            f"{top[0]} ({top[1]})" if top[1] else "",
+        )
+    return table
+
+
+def stage_table(summary: build.BuildSummary) -> Table:
+    table = Table(title="time per stage")
+    table.add_column("stage")
+    table.add_column("seconds", justify="right")
+    for name, seconds in summary.stage_seconds.items():
+        table.add_row(name, f"{seconds:.1f}")
+    return table

@@ -1,0 +1,200 @@
+"""Verification: what makes a candidate corruption a valid task (DESIGN.md).
+
+Static checks first (cheap): the corrupted files parse, every changed line lies
+inside a target function, signatures are kept, no comment was added, and both
+repair forms (edit script, fix patch) restore the original byte for byte.
+Then the full suite runs on the corrupted tree twice (at least ``min_failing``
+previously passing tests fail, the same set both times) and once on the
+repaired tree (green again).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import io
+import tokenize
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from corrupt.corrupt.edits import apply_edit_script, apply_unified_diff, edit_script, unified_diff
+from corrupt.corrupt.models import Corruption
+from corrupt.graph.models import Symbol
+from corrupt.repos.models import Baseline, TestReport
+
+FullRun = Callable[[dict[str, str]], TestReport]
+
+
+@dataclass
+class Repair:
+    """The ground truth for one corruption: patches and the PDB edit script."""
+
+    corruption_patch: str
+    fix_patch: str
+    edit_script: dict[str, dict[str, dict[str, str]]]
+
+
+@dataclass
+class Verification:
+    ok: bool
+    reason: str = ""
+    fail_to_pass: list[str] = field(default_factory=list)
+    pass_to_pass: list[str] = field(default_factory=list)
+    report: TestReport | None = None  # the corrupted full-suite run
+    runs: int = 0
+
+
+def make_repair(corruption: Corruption) -> Repair:
+    files = sorted(corruption.files.items())
+    return Repair(
+        corruption_patch="".join(unified_diff(path, ch.original, ch.corrupted) for path, ch in files),
+        fix_patch="".join(unified_diff(path, ch.corrupted, ch.original) for path, ch in files),
+        edit_script={path: edit_script(ch.original, ch.corrupted) for path, ch in files},
+    )
+
+
+def static_problems(corruption: Corruption, symbols: dict[str, Symbol], repair: Repair) -> str | None:
+    """The first reason this corruption is not a valid task before running anything, or None."""
+    if not corruption.files:
+        return "the corruption changes no file"
+    for path, change in corruption.files.items():
+        if change.original == change.corrupted:
+            return f"{path} is unchanged"
+        try:
+            corrupted_tree = ast.parse(change.corrupted)
+        except SyntaxError as exc:
+            return f"{path} does not parse after corruption (line {exc.lineno})"
+        spans = [symbols[t] for t in corruption.targets if t in symbols and symbols[t].file == path]
+        if not spans:
+            return f"{path} is changed but holds no target"
+        outside = _lines_changed_outside(change.original, change.corrupted, spans)
+        if outside:
+            return f"{path} changes line {outside} outside the target functions"
+        if _comment_count(change.corrupted) > _comment_count(change.original):
+            return f"{path} gains a comment"
+        for sym in spans:
+            before = _signature(ast.parse(change.original), sym, symbols)
+            after = _signature(corrupted_tree, sym, symbols)
+            if after is None:
+                return f"{sym.qualname} is gone after corruption"
+            if before != after:
+                return f"{sym.qualname} changes its signature"
+        if apply_edit_script(change.corrupted, repair.edit_script[path]) != change.original:
+            return f"the edit script for {path} does not restore the original"
+    restored = _apply_fix_patch(corruption, repair.fix_patch)
+    if restored is None:
+        return "the fix patch does not restore the original"
+    return None
+
+
+def verify_dynamic(
+    corruption: Corruption, baseline: Baseline, run_full: FullRun, *, min_failing: int
+) -> Verification:
+    """Full suite on the corrupted tree twice and on the repaired tree once."""
+    trusted = set(baseline.tests)
+    corrupted = {path: ch.corrupted for path, ch in corruption.files.items()}
+    first = run_full(corrupted)
+    failing = sorted(first.failing() & trusted)
+    if first.timed_out:
+        return Verification(False, "the corrupted suite timed out", report=first, runs=1)
+    if len(failing) < min_failing:
+        return Verification(
+            False, f"only {len(failing)} previously passing tests fail (need {min_failing})", report=first, runs=1
+        )
+    second = run_full(corrupted)
+    if sorted(second.failing() & trusted) != failing:
+        return Verification(False, "a different set of tests fails on the rerun", report=first, runs=2)
+    repaired = run_full({path: ch.original for path, ch in corruption.files.items()})
+    still = sorted(repaired.failing() & trusted)
+    if still or not trusted <= repaired.passing():
+        return Verification(False, f"the suite is not green after the fix ({len(still)} failing)", report=first, runs=3)
+    passing = sorted(trusted - set(failing))
+    return Verification(True, "", fail_to_pass=failing, pass_to_pass=passing, report=first, runs=3)
+
+
+def _apply_fix_patch(corruption: Corruption, fix_patch: str) -> dict[str, str] | None:
+    restored: dict[str, str] = {}
+    for path, change in corruption.files.items():
+        own = _file_section(fix_patch, path)
+        text = apply_unified_diff(change.corrupted, own)
+        if text != change.original:
+            return None
+        restored[path] = text
+    return restored
+
+
+def _file_section(patch: str, path: str) -> str:
+    """The part of a multi-file unified diff that touches ``path``."""
+    sections = patch.split("--- a/")
+    for section in sections[1:]:
+        if section.startswith(path + "\n"):
+            return "--- a/" + section
+    return ""
+
+
+def _lines_changed_outside(original: str, corrupted: str, spans: list[Symbol]) -> int | None:
+    """First original line (1-based) changed outside every target's span, if any."""
+    before = original.splitlines(keepends=True)
+    after = corrupted.splitlines(keepends=True)
+    ranges = [((s.decorators[0] if s.decorators else s.start_line), s.end_line) for s in spans]
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        first, last = i1 + 1, max(i1 + 1, i2)  # an insertion sits before line i1 + 1
+        if not any(lo <= first and last <= hi + 1 for lo, hi in ranges):
+            return first
+    return None
+
+
+def _comment_count(source: str) -> int:
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+        return sum(1 for tok in tokens if tok.type == tokenize.COMMENT)
+    except (tokenize.TokenError, SyntaxError):
+        return 0
+
+
+def _signature(tree: ast.Module, sym: Symbol, symbols: dict[str, Symbol]) -> tuple | None:
+    """Parameter names and kinds of the target (defaults ignored), found by qualified name."""
+    node = _find(tree, _local_path(sym, symbols))
+    if node is None:
+        return None
+    a = node.args
+    return (
+        tuple(p.arg for p in a.posonlyargs),
+        tuple(p.arg for p in a.args),
+        a.vararg.arg if a.vararg else None,
+        tuple(p.arg for p in a.kwonlyargs),
+        a.kwarg.arg if a.kwarg else None,
+        tuple(ast.dump(d) for d in node.decorator_list),
+        isinstance(node, ast.AsyncFunctionDef),
+    )
+
+
+def _local_path(sym: Symbol, symbols: dict[str, Symbol]) -> list[str]:
+    """Names from the module down to the symbol: ``["Class", "method"]``."""
+    path = []
+    current: Symbol | None = sym
+    while current is not None and current.kind != "module":
+        path.append(current.qualname.rsplit(".", 1)[-1])
+        current = symbols.get(current.parent) if current.parent else None
+    return path[::-1]
+
+
+def _find(tree: ast.AST, path: list[str]) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    scopes: list[ast.AST] = [tree]
+    found: ast.AST | None = None
+    for name in path:
+        found = None
+        for scope in scopes:
+            for node in ast.walk(scope):
+                if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+                    found = node
+                    break
+            if found:
+                break
+        if found is None:
+            return None
+        scopes = [found]
+    return found if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) else None
