@@ -45,6 +45,66 @@ def friendly(fn):
     return wrapper
 
 
+@app.command()
+@friendly
+def build(
+    repo: str = typer.Argument(..., help="github:owner/name[@rev], a git URL[@rev] or a local path"),
+    mode: str = typer.Option("all", help="remove | discovery | multi | all"),
+    n: int = typer.Option(5, "--n", help="tasks to build per mode"),
+    slice_: Optional[str] = typer.Option(None, "--slice", help="easy | medium | hard"),
+    centrality_pct: Optional[str] = typer.Option(None, help="percentile band LO[:HI] of harmonic centrality"),
+    complexity_pct: Optional[str] = typer.Option(None, help="percentile band LO[:HI] of complexity"),
+    complexity_metric: str = typer.Option("code_lines", help="code_lines | cyclomatic | halstead_volume"),
+    functions: int = typer.Option(2, help="functions per multi-function task"),
+    max_distance: int = typer.Option(4, help="max call-graph distance between a multi task's functions"),
+    seed: int = typer.Option(0, help="seed for selection and mutant order"),
+    out: Optional[Path] = typer.Option(None, help="output folder (default out/<repo>)"),
+    jobs: int = typer.Option(1, help="candidates screened in parallel, each in its own working copy"),
+    corruptor: str = typer.Option("procedural", help="procedural | llm"),
+    sandbox: str = typer.Option("local", help="local | docker"),
+    base_image: Optional[str] = typer.Option(None, help="base image for --sandbox docker"),
+    min_failing: int = typer.Option(5, help="previously passing tests that must fail"),
+    min_lines: int = typer.Option(5, help="minimum code lines of a target function"),
+    min_covering: int = typer.Option(5, help="minimum tests covering a target function"),
+    time_limit: float = typer.Option(60.0, help="seconds the baseline suite may take"),
+    full_suite_screening: bool = typer.Option(False, help="screen candidates on the whole suite (slow)"),
+    deletion_style: str = typer.Option("raise", help="raise (NotImplementedError) | pass"),
+    min_stars: int = typer.Option(0, help="refuse github: repos with fewer stars"),
+    api_url: Optional[str] = typer.Option(None, help="GitHub API URL (GitHub Enterprise, tests)"),
+    llm_base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible endpoint for --corruptor llm"),
+    llm_model: Optional[str] = typer.Option(None, help="model name for --corruptor llm"),
+) -> None:
+    """Build verified, difficulty-tuned tasks from a repository."""
+    from corrupt.tasks.build import Build, BuildOptions
+    from corrupt.tasks.progress import RichProgress, stage_table, summary_table
+
+    if out is None:
+        out = Path("out") / Path(repo.split("@")[0].rstrip("/")).name
+    options = BuildOptions(
+        repo=repo, out=out, mode=mode, n=n, slice=slice_, centrality_pct=centrality_pct,
+        complexity_pct=complexity_pct, complexity_metric=complexity_metric, functions=functions,
+        max_distance=max_distance, seed=seed, jobs=jobs, corruptor=corruptor, sandbox=sandbox,
+        base_image=base_image, min_failing=min_failing, min_lines=min_lines, min_covering=min_covering,
+        time_limit=time_limit, full_suite_screening=full_suite_screening, deletion_style=deletion_style,
+        min_stars=min_stars, api_url=api_url, llm_base_url=llm_base_url, llm_model=llm_model,
+    )
+    with RichProgress(console) as progress:
+        summary = Build(options, progress).run()
+    console.print(summary_table(summary))
+    console.print(stage_table(summary))
+    console.print(
+        f"{summary.tasks} verified tasks in {summary.out} ({summary.jsonl}); "
+        f"{summary.eligible} of {summary.functions} functions eligible, {summary.in_slice} in the slice; "
+        f"{summary.test_runs} test runs"
+    )
+    short = [m for m, s in summary.modes.items() if s.tasks < s.requested]
+    if short:
+        err_console.print(
+            f"note: fewer tasks than requested for {', '.join(short)}: the slice has no more candidates "
+            "that verify; widen the slice or lower --min-failing"
+        )
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app(prog_name="corrupt")
 
