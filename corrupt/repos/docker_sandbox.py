@@ -1,0 +1,253 @@
+"""Run test commands in throwaway containers through the Docker Engine API.
+
+Each repository + commit gets one image (see :mod:`corrupt.repos.images`);
+each command gets a fresh container from it, with the working tree copied in
+(``put_archive``), no network, memory / CPU / process limits and a scrubbed
+environment. The container is removed whatever happens — normal exit,
+timeout, error or Ctrl-C — and the files the caller asked for come back out
+(``get_archive``). Only the ``docker`` package's API is used, so Docker and
+Podman's Docker-compatible socket (``DOCKER_HOST=unix:///...``) both work.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import re
+import tarfile
+import time
+from collections import deque
+from pathlib import Path
+
+import docker
+import requests
+from docker.errors import APIError, BuildError, DockerException, ImageNotFound, NotFound
+
+from corrupt.errors import SandboxError
+from corrupt.repos.environment import default_cache_dir
+from corrupt.repos.images import (
+    DEFAULT_BASE_IMAGE,
+    LABEL_RECIPE,
+    PYTHON,
+    WORKDIR,
+    build_context,
+    dockerfile,
+    host_pip_settings,
+    image_tag,
+    recipe_digest,
+    tree_archive,
+)
+from corrupt.repos.models import Checkout, Command, CommandResult, Environment
+from corrupt.repos.sandbox import Sandbox
+
+BASE_ENV = {
+    "PATH": "/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME": "/tmp",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+ENGINE_HINT = (
+    "start Docker, or Podman with `podman system service --time=0 unix:///tmp/podman.sock &`, "
+    "and set DOCKER_HOST (e.g. DOCKER_HOST=unix:///tmp/podman.sock; scripts/container-engine.sh does both)"
+)
+_LOG_TAIL = 12
+
+
+class DockerSandbox(Sandbox):
+    """A :class:`Sandbox` whose environments are images and whose runs are containers."""
+
+    name = "docker"
+
+    def __init__(
+        self,
+        *,
+        base_image: str | None = None,
+        docker_host: str | None = None,
+        cpus: float = 1.0,
+        cache_dir: Path | None = None,
+        build_timeout: int = 1800,
+    ) -> None:
+        self.base_image = base_image or DEFAULT_BASE_IMAGE
+        self.docker_host = docker_host
+        self.cpus = cpus
+        self.cache_dir = Path(cache_dir or default_cache_dir()) / "images"
+        self.build_timeout = build_timeout
+        self._client: docker.DockerClient | None = None
+
+    # -- engine ----------------------------------------------------------
+
+    @property
+    def client(self) -> docker.DockerClient:
+        """Connect on first use, so constructing the sandbox never fails."""
+        if self._client is None:
+            try:
+                if self.docker_host:
+                    client = docker.DockerClient(base_url=self.docker_host, timeout=self.build_timeout)
+                else:
+                    client = docker.from_env(timeout=self.build_timeout)
+                client.ping()
+            except (DockerException, requests.RequestException) as exc:
+                where = self.docker_host or "DOCKER_HOST / the default socket"
+                raise SandboxError(f"no container engine reachable at {where} ({_short(exc)}); {ENGINE_HINT}") from None
+            self._client = client
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    # -- images ----------------------------------------------------------
+
+    def prepare(self, checkout: Checkout, *, progress=None) -> Environment:
+        """Return the checkout's image, building it once (serialised across processes by a lock file)."""
+        tag = image_tag(checkout)
+        pip = host_pip_settings()
+        recipe = dockerfile(checkout.path, self.base_image, pip)
+        digest = recipe_digest(recipe)
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        stem = tag.replace("/", "_").replace(":", "_")
+        log = self.cache_dir / f"{stem}.log"
+        env = Environment(key=f"docker:{tag}", kind="image", python=PYTHON, location=tag, log=log)
+        with (self.cache_dir / f"{stem}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if self._has_image(tag, digest):
+                return env
+            self._require_base_image(progress)
+            _say(progress, f"building image {tag} from {self.base_image}")
+            self._build(tag, digest, recipe, checkout, pip, log)
+        return env
+
+    def _has_image(self, tag: str, digest: str) -> bool:
+        try:
+            image = self.client.images.get(tag)
+        except ImageNotFound:
+            return False
+        return (image.labels or {}).get(LABEL_RECIPE) == digest
+
+    def _require_base_image(self, progress) -> None:
+        try:
+            self.client.images.get(self.base_image)
+            return
+        except ImageNotFound:
+            pass
+        _say(progress, f"pulling base image {self.base_image}")
+        try:
+            self.client.images.pull(self.base_image)
+        except (DockerException, requests.RequestException) as exc:
+            raise SandboxError(
+                f"base image {self.base_image} is not on the engine and could not be pulled ({_short(exc)}); "
+                "pass --base-image with a local image that has python3 and venv "
+                "(scripts/container-engine.sh builds corrupt/base:bookworm)"
+            ) from None
+
+    def _build(self, tag: str, digest: str, recipe: str, checkout: Checkout, pip, log: Path) -> None:
+        context = build_context(checkout.path, recipe, pip)
+        tail: deque[str] = deque(maxlen=_LOG_TAIL)
+        started = time.monotonic()
+        with log.open("w", encoding="utf-8") as out:
+            out.write(f"image {tag} for {checkout.name} at {checkout.commit}\n{recipe}\n")
+            try:
+                for chunk in self.client.api.build(
+                    fileobj=context, custom_context=True, tag=tag, rm=True, forcerm=True,
+                    labels={LABEL_RECIPE: digest, "corrupt.repo": checkout.name, "corrupt.commit": checkout.commit},
+                    decode=True, timeout=self.build_timeout,
+                ):
+                    text = chunk.get("stream") or chunk.get("error") or ""
+                    out.write(text)
+                    tail.extend(line.strip()[:200] for line in text.splitlines() if line.strip())
+                    if "error" in chunk:
+                        raise BuildError(chunk["error"].strip(), [])
+            except (DockerException, requests.RequestException) as exc:
+                out.write(f"\nbuild failed: {exc}\n")
+                lines = " | ".join(tail) or _short(exc)
+                raise SandboxError(f"image build for {checkout.name} failed (log: {log}); last lines: {lines}") from None
+            out.write(f"\nbuilt in {time.monotonic() - started:.1f}s\n")
+
+    # -- runs ------------------------------------------------------------
+
+    def run(self, env: Environment, tree: Path, command: Command) -> CommandResult:
+        tree = Path(tree).resolve()
+        limits = command.limits
+        argv = [env.python if i == 0 and arg == "python" else _inside(arg, tree) for i, arg in enumerate(command.argv)]
+        environment = {**BASE_ENV, **{k: _inside(v, tree) for k, v in command.env.items()}}
+        options: dict = {
+            "network_mode": "bridge" if limits.network else "none",
+            "mem_limit": f"{limits.memory_mb}m",
+            "memswap_limit": f"{limits.memory_mb}m",
+            "nano_cpus": int(self.cpus * 1e9),
+            "pids_limit": limits.max_processes,
+        }
+        if limits.cpu_seconds:
+            options["ulimits"] = [docker.types.Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds)]
+        started = time.monotonic()
+        container = None
+        try:
+            try:
+                container = self.client.containers.create(
+                    env.location, argv, working_dir=WORKDIR, environment=environment,
+                    detach=True, **options,
+                )
+            except ImageNotFound:
+                raise SandboxError(f"image {env.location} is gone from the engine; prepare the environment again") from None
+            container.put_archive(WORKDIR, tree_archive(tree))
+            container.start()
+            timed_out = False
+            try:
+                status = container.wait(timeout=limits.timeout)
+                exit_code: int | None = status.get("StatusCode")
+            except requests.RequestException:
+                timed_out, exit_code = True, None
+                container.kill()
+            duration = time.monotonic() - started
+            stdout = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
+            stderr = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
+            container.reload()
+            oom = bool(container.attrs.get("State", {}).get("OOMKilled"))
+            killed = "timeout" if timed_out else "memory" if oom else None
+            for rel in command.collect:
+                _copy_out(container, rel, tree)
+            return CommandResult(exit_code, stdout, stderr, duration, timed_out=timed_out, killed=killed)
+        except (DockerException, requests.RequestException) as exc:
+            raise SandboxError(f"container run failed on the engine: {_short(exc)}") from None
+        finally:
+            if container is not None:
+                _remove(container)
+
+
+def _inside(value: str, tree: Path) -> str:
+    """Host paths into the working tree become the same paths under /testbed."""
+    return re.sub(re.escape(str(tree)) + r"(?=/|:|$)", WORKDIR, value)
+
+
+def _copy_out(container, rel: str, tree: Path) -> None:
+    """Extract ``WORKDIR/rel`` from the container to ``tree/rel``; a missing path is skipped."""
+    try:
+        stream, _ = container.get_archive(f"{WORKDIR}/{rel}")
+    except NotFound:
+        return
+    data = b"".join(stream)
+    destination = (tree / rel).parent
+    destination.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(destination, filter="data")
+
+
+def _remove(container) -> None:
+    try:
+        container.remove(force=True)
+    except NotFound:
+        pass
+    except (APIError, requests.RequestException):
+        pass  # the engine is gone; nothing left we can clean
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:300]
+
+
+def _say(progress, message: str) -> None:
+    if progress is not None:
+        progress(message)
