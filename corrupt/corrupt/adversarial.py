@@ -1,0 +1,234 @@
+"""Adversarial search: the default corruptor, a subtle mutant the tests still catch.
+
+For one target it generates every single-site mutant the operator catalogue
+offers, drops the ones a solver could spot without running anything (no-ops,
+new pyflakes findings, edits outside the function), screens the rest on the
+tests that cover the target, and returns the subtlest mutant that makes at
+least ``min_failing`` previously passing tests fail.
+
+Cost is bounded on purpose: screening runs at most ``max_candidates`` test
+runs, each stopped by a failure budget of ``min_failing`` (enough to know a
+mutant qualifies, no more), and the search stops once ``enough`` mutants have
+qualified. A budget truncates the one figure ranking needs most (how many of
+the covering tests fail), so the best ``rank_runs`` truncated survivors are run
+once more without a budget; total runs per target are at most
+``max_candidates + rank_runs``. Candidates are visited round-robin over
+operators in a seeded order, so the first few runs already try different kinds
+of bug, and the same seed always gives the same result.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from corrupt.corrupt.models import (
+    Bug,
+    Corruption,
+    CorruptionOutcome,
+    FileChange,
+    Mutant,
+    Screener,
+)
+from corrupt.corrupt.screening import DistanceTo, Screening, effect_of, screen, subtlety
+from corrupt.corrupt.validate import corruption_problems, find_function
+from corrupt.errors import CorruptError
+
+
+@dataclass
+class _Survivor:
+    mutant: Mutant
+    result: Screening
+    span: tuple[int, int]
+
+
+def adversarial_search(
+    source: str,
+    file: str,
+    qualname: str,
+    def_line: int,
+    covering_tests: Sequence[str],
+    screener: Screener,
+    baseline_passing: set[str],
+    *,
+    min_failing: int = 5,
+    seed: int = 0,
+    max_candidates: int = 40,
+    distance_to: DistanceTo | None = None,
+    enough: int = 4,
+    rank_runs: int = 2,
+    operators: Sequence[str] | None = None,
+) -> CorruptionOutcome:
+    """The subtlest qualifying mutant of ``qualname``, or the reason there is none."""
+    tests = sorted(set(covering_tests) & baseline_passing)
+    outcome = CorruptionOutcome(target=qualname, corruption=None)
+    if not tests:
+        outcome.reason = "no covering tests"
+        return outcome
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        outcome.reason = f"{file} does not parse: {exc.msg}"
+        return outcome
+    if find_function(tree, qualname, def_line) is None:
+        outcome.reason = f"target {qualname} not found at {file}:{def_line}"
+        return outcome
+    try:
+        mutants = _generate(source, file, qualname, def_line, seed, operators)
+    except CorruptError as exc:
+        outcome.reason = f"mutant generation failed: {exc.message}"
+        return outcome
+    outcome.candidates = len(mutants)
+    if not mutants:
+        outcome.reason = "no mutants: no operator applies to this function"
+        return outcome
+
+    survivors: list[_Survivor] = []
+    seen: set[str] = set()
+    for mutant in _round_robin(mutants, seed):
+        if len(survivors) >= enough or outcome.screened >= max_candidates:
+            break
+        entry = {"operator": mutant.operator, "lines": mutant.lines}
+        outcome.tried.append(entry)
+        problems = _problems(mutant, source, qualname, def_line, seen)
+        if problems:
+            entry.update(outcome="rejected", reason="; ".join(problems), failing=0)
+            continue
+        outcome.screened += 1
+        result = screen(screener, {file: mutant.corrupted}, tests, baseline_passing, min_failing)
+        entry["failing"] = len(result.failing)
+        if result.error or result.timed_out:
+            entry["outcome"] = "timeout" if result.timed_out else "screen error"
+            entry["reason"] = result.error or "the covering tests timed out"
+        elif len(result.failing) < min_failing:
+            entry["outcome"] = "too few failing"
+        else:
+            entry["outcome"] = "survivor"
+            span = _span(mutant.corrupted, qualname, def_line)
+            survivors.append(_Survivor(mutant, result, span))
+
+    if not survivors:
+        outcome.reason = _no_survivor_reason(outcome, min_failing)
+        return outcome
+
+    _rank(survivors, file, distance_to)
+    for survivor in [s for s in survivors if not s.result.exact][:rank_runs]:
+        full = screen(screener, {file: survivor.mutant.corrupted}, tests, baseline_passing, None)
+        if not full.error and not full.timed_out and len(full.failing) >= min_failing:
+            survivor.result = full
+    _rank(survivors, file, distance_to)
+    best = survivors[0]
+    outcome.corruption = _corruption(best, source, file, qualname, survivors, seed, distance_to)
+    return outcome
+
+
+def _generate(source, file, qualname, def_line, seed, operators) -> list[Mutant]:
+    from corrupt.corrupt.operators import generate_mutants
+
+    if operators is None:
+        return generate_mutants(source, file, qualname, def_line, seed=seed)
+    return generate_mutants(source, file, qualname, def_line, seed=seed, operators=operators)
+
+
+def _round_robin(mutants: list[Mutant], seed: int) -> list[Mutant]:
+    """Interleave operators (in a seeded order) so early runs try different kinds of bug."""
+    rng = random.Random(seed)
+    by_operator: dict[str, list[Mutant]] = {}
+    for m in mutants:
+        by_operator.setdefault(m.operator, []).append(m)
+    names = sorted(by_operator)
+    rng.shuffle(names)
+    queues = []
+    for name in names:
+        queue = list(by_operator[name])
+        rng.shuffle(queue)
+        queues.append(queue)
+    ordered: list[Mutant] = []
+    while any(queues):
+        for queue in queues:
+            if queue:
+                ordered.append(queue.pop())
+    return ordered
+
+
+def _problems(mutant: Mutant, source: str, qualname: str, def_line: int, seen: set[str]):
+    if mutant.corrupted in seen:
+        return ["duplicate of an earlier mutant"]
+    seen.add(mutant.corrupted)
+    # Only the default-changing operators may touch a default value; that is their bug.
+    allow_default = "default" in mutant.operator
+    return corruption_problems(
+        source, mutant.corrupted, qualname, def_line, allow_default_change=allow_default
+    )
+
+
+def _span(corrupted: str, qualname: str, def_line: int) -> tuple[int, int]:
+    found = find_function(ast.parse(corrupted), qualname, def_line)
+    return (found.start, found.end) if found else (def_line, def_line)
+
+
+def _rank(survivors: list[_Survivor], file: str, distance_to) -> None:
+    """Subtlest first; ties broken by operator and lines so the order is reproducible."""
+    survivors.sort(
+        key=lambda s: (
+            subtlety(s.result, file, s.span, len(s.mutant.lines), distance_to).score,
+            s.mutant.operator,
+            s.mutant.lines,
+        )
+    )
+
+
+def _no_survivor_reason(outcome: CorruptionOutcome, min_failing: int) -> str:
+    if outcome.screened == 0:
+        return "no valid mutant: every candidate was a no-op or left a tell"
+    most = max((t.get("failing", 0) for t in outcome.tried), default=0)
+    return (
+        f"no surviving mutant: {outcome.screened} screened, the best failed {most} "
+        f"previously passing test(s), {min_failing} needed"
+    )
+
+
+def _corruption(best, source, file, qualname, survivors, seed, distance_to) -> Corruption:
+    mutant, result = best.mutant, best.result
+    profile = subtlety(result, file, best.span, len(mutant.lines), distance_to)
+    bug = Bug(
+        target=qualname,
+        file=file,
+        lines=list(mutant.lines),
+        category=mutant.odc_category,
+        subcategory=mutant.odc_subcategory,
+        operator=mutant.operator,
+        hef_category=mutant.hef_category,
+        effect=effect_of(result, file, best.span, distance_to),
+    )
+    others = [
+        {
+            "operator": s.mutant.operator,
+            "lines": s.mutant.lines,
+            "failing": len(s.result.failing),
+            "exact": s.result.exact,
+            "score": subtlety(s.result, file, s.span, len(s.mutant.lines), distance_to).score,
+        }
+        for s in survivors[1:]
+    ]
+    return Corruption(
+        kind="adversarial",
+        corruptor=f"procedural:{mutant.operator}",
+        targets=[qualname],
+        files={file: FileChange(original=source, corrupted=mutant.corrupted)},
+        bugs=[bug],
+        stats={
+            "failing": result.failing,
+            "covering": result.ran,
+            "exact": result.exact,
+            "score": profile.score,
+            "failing_share": profile.failing_share,
+            "crash_share": profile.crash_share,
+            "locality": profile.locality,
+            "seed": seed,
+            "survivors": others,
+            "description": mutant.description,
+        },
+    )

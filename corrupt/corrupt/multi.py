@@ -1,0 +1,191 @@
+"""Multi-function composition: several single-target corruptions in one task.
+
+PDB composes atomic bugs only when they are independent: each bug alone is
+detectable, no bug is redundant (undoing any one still leaves failures, so a
+solver must fix every one), and bugs in one file are at least a few lines
+apart, so each keeps its own edit-script block and fixing one neither adds nor
+removes edits needed by another. :func:`compose` merges the members' edits and
+checks exactly that, reusing what is already known (a member's failing tests
+from its own screening) instead of rerunning it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from corrupt.corrupt.models import Bug, Corruption, FileChange, Screener
+from corrupt.corrupt.screening import screen
+
+
+@dataclass(frozen=True)
+class _Hunk:
+    """One member's change to a file, in original-file coordinates (0-based, end exclusive)."""
+
+    member: int
+    start: int
+    end: int
+    lines: tuple[str, ...]  # replacement lines, terminators kept
+
+
+def compose(
+    members: list[Corruption],
+    screener: Screener,
+    baseline_passing: set[str],
+    *,
+    min_failing: int = 5,
+    min_stride: int = 3,
+    tests: Sequence[str] | None = None,
+) -> Corruption | str:
+    """The composite corruption, or a one-line reason why these members do not compose.
+
+    ``tests`` limits every screening run (e.g. to the union of the members'
+    covering tests); ``None`` runs the whole suite.
+    """
+    if len(members) < 2:
+        return "a composition needs at least two members"
+    targets = [t for m in members for t in m.targets]
+    if len(set(targets)) != len(targets):
+        return "members corrupt the same function twice"
+    merged = _merge(members, range(len(members)), min_stride)
+    if isinstance(merged, str):
+        return merged
+    files, hunks = merged
+
+    try:
+        checked = _independence(
+            members, files, screener, baseline_passing, min_failing, min_stride, tests
+        )
+    except _ScreenError as exc:
+        return f"screening failed: {exc}"
+    if isinstance(checked, str):
+        return checked
+    composite, alone, leave_one_out = checked
+    return Corruption(
+        kind="multi",
+        corruptor="multi:" + "+".join(m.corruptor for m in members),
+        targets=targets,
+        files={
+            path: FileChange(original=_original(members, path), corrupted=text)
+            for path, text in files.items()
+        },
+        bugs=_bugs(members, hunks),
+        stats={
+            "failing": composite,
+            "members_failing": alone,
+            "leave_one_out_failing": leave_one_out,
+            "members": [m.stats for m in members],
+        },
+    )
+
+
+def _independence(members, files, screener, baseline_passing, min_failing, min_stride, tests):
+    """PDB independence: (composite failing, each member's failing, failing with each undone)."""
+    alone: dict[int, list[str]] = {}
+    for i, member in enumerate(members):
+        known = member.stats.get("failing")
+        failing = sorted(set(known) & baseline_passing) if known else None
+        if not failing:
+            failing = _failing(screener, _texts(member.files), tests, baseline_passing, 1)
+        if not failing:
+            return (
+                f"member {i} ({', '.join(member.targets)}) fails no previously passing test alone"
+            )
+        alone[i] = failing
+
+    composite = _failing(screener, files, tests, baseline_passing, None)
+    if len(composite) < min_failing:
+        return (
+            f"the composite fails {len(composite)} previously passing test(s), {min_failing} needed"
+        )
+
+    leave_one_out: dict[int, list[str]] = {}
+    for i in range(len(members)):
+        rest = [j for j in range(len(members)) if j != i]
+        if len(rest) == 1:
+            leave_one_out[i] = alone[rest[0]]  # undoing i leaves exactly the other member
+            continue
+        partial = _merge(members, rest, min_stride)
+        assert not isinstance(partial, str)  # a subset of a valid merge is valid
+        leave_one_out[i] = _failing(screener, partial[0], tests, baseline_passing, 1)
+        if not leave_one_out[i]:
+            return f"undoing member {i} alone leaves no failing test: the other members mask each other"
+
+    n = range(len(members))
+    return composite, [alone[i] for i in n], [leave_one_out[i] for i in n]
+
+
+def _texts(files: dict[str, FileChange]) -> dict[str, str]:
+    return {path: change.corrupted for path, change in files.items()}
+
+
+def _original(members: list[Corruption], path: str) -> str:
+    return next(m.files[path].original for m in members if path in m.files)
+
+
+class _ScreenError(Exception):
+    """A screening run failed; compose turns it into its reason string."""
+
+
+def _failing(screener, files, tests, baseline_passing, budget) -> list[str]:
+    result = screen(screener, files, tests, baseline_passing, budget)
+    if result.error or result.timed_out:
+        raise _ScreenError(result.error or "the tests timed out")
+    return result.failing
+
+
+def _hunks(member: int, change: FileChange) -> list[_Hunk]:
+    old = change.original.splitlines(keepends=True)
+    new = change.corrupted.splitlines(keepends=True)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [
+        _Hunk(member, i1, i2, tuple(new[j1:j2]))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _merge(
+    members: list[Corruption], chosen, min_stride: int
+) -> tuple[dict[str, str], dict[str, list[_Hunk]]] | str:
+    """Apply the chosen members' hunks to each file's original, checking they keep apart."""
+    by_file: dict[str, list[_Hunk]] = {}
+    originals: dict[str, str] = {}
+    for i in chosen:
+        for path, change in members[i].files.items():
+            if originals.setdefault(path, change.original) != change.original:
+                return f"members start from different versions of {path}"
+            by_file.setdefault(path, []).extend(_hunks(i, change))
+    files: dict[str, str] = {}
+    for path, hunks in by_file.items():
+        hunks.sort(key=lambda h: (h.start, h.end))
+        for a, b in zip(hunks, hunks[1:], strict=False):
+            if a.member != b.member and b.start - a.end < min_stride:
+                return (
+                    f"edits of members {a.member} and {b.member} in {path} are "
+                    f"{max(b.start - a.end, 0)} line(s) apart, {min_stride} needed"
+                )
+        lines = originals[path].splitlines(keepends=True)
+        for hunk in reversed(hunks):
+            lines[hunk.start : hunk.end] = hunk.lines
+        files[path] = "".join(lines)
+    return files, by_file
+
+
+def _bugs(members: list[Corruption], hunks: dict[str, list[_Hunk]]) -> list[Bug]:
+    """One bug per member, its lines moved to the composite file's numbering."""
+    lines_of: dict[tuple[int, str], list[int]] = {}
+    for path, file_hunks in hunks.items():
+        shift = 0
+        for hunk in file_hunks:  # sorted by start
+            first = hunk.start + shift + 1
+            changed = list(range(first, first + len(hunk.lines))) or [first]
+            lines_of.setdefault((hunk.member, path), []).extend(changed)
+            shift += len(hunk.lines) - (hunk.end - hunk.start)
+    bugs: list[Bug] = []
+    for i, member in enumerate(members):
+        for bug in member.bugs:
+            lines = lines_of.get((i, bug.file), bug.lines)
+            bugs.append(replace(bug, lines=sorted(set(lines))))
+    return bugs
