@@ -1,0 +1,180 @@
+"""End to end: `corrupt build` on the bundled example, then every written task
+checked independently of the build code (git apply, our own edit-script
+applier written here, plain pytest in a fresh copy)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "minishop"
+CORRUPT = [sys.executable, "-m", "corrupt.cli"]
+
+pytestmark = pytest.mark.slow
+
+
+def run_corrupt(*args: str, env: dict | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*CORRUPT, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env
+    )
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, list[dict]]:
+    out = tmp_path_factory.mktemp("build") / "minishop"
+    result = run_corrupt("build", str(EXAMPLE), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
+    return out, tasks
+
+
+def pytest_outcomes(tree: Path) -> dict[str, str]:
+    """Run the example's suite with plain pytest; nodeid -> PASSED/FAILED/ERROR."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", "no:randomly"],
+        cwd=tree, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(tree / "src")},
+    )
+    outcomes = {}
+    for line in proc.stdout.splitlines():
+        match = re.match(r"^(PASSED|FAILED|ERROR) (\S+)", line)
+        if match:
+            outcomes[match.group(2)] = match.group(1)
+    assert outcomes, proc.stdout[-2000:]
+    return outcomes
+
+
+def apply_script(text: str, script: dict) -> str:
+    """An independent PDB edit-script applier: bottom-to-top, 1-based lines of the corrupted file."""
+    lines = text.splitlines(keepends=True)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    keyed = sorted(script.items(), key=lambda kv: (int(kv[0]), len(kv[0])), reverse=True)
+    for key, edit in keyed:
+        index = int(key) - 1
+        if edit["type"] == "Modify":
+            old = lines[index]
+            ending = old[len(old.rstrip("\r\n")):]
+            assert old.rstrip("\r\n") == edit["original"]
+            lines[index] = edit["modified"] + ending
+        elif edit["type"] == "Delete":
+            assert lines[index].rstrip("\r\n") == edit["original"]
+            del lines[index]
+        else:
+            lines.insert(index, edit["modified"] + newline)
+    return "".join(lines)
+
+
+def fresh_copy(dest: Path) -> Path:
+    shutil.copytree(EXAMPLE, dest, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", ".pytest_cache"))
+    subprocess.run(["git", "init", "-q"], cwd=dest, check=True)
+    return dest
+
+
+def test_build_writes_tasks_of_every_mode(built):
+    out, tasks = built
+    kinds = {(t["mode"], t["kind"]) for t in tasks}
+    assert ("remove", "deletion") in kinds
+    assert ("discovery", "adversarial") in kinds
+    assert ("discovery", "multi") in kinds
+    assert len({t["task_id"] for t in tasks}) == len(tasks)
+    for task in tasks:
+        assert len(task["tests"]["fail_to_pass"]) >= 5
+        assert not set(task["tests"]["fail_to_pass"]) & set(task["tests"]["pass_to_pass"])
+        assert task["edit_script"] and task["bugs"]
+        if task["mode"] == "remove":
+            assert task["targets"][0]["qualname"] in task["problem_statement"]
+        else:
+            for target in task["targets"]:
+                assert target["qualname"].rsplit(".", 1)[-1] not in task["problem_statement"].split("fail:")[0]
+    multi = [t for t in tasks if t["kind"] == "multi"]
+    assert all(len(t["targets"]) >= 2 and len(t["bugs"]) == len(t["targets"]) for t in multi)
+
+
+def test_every_task_verifies_independently(built, tmp_path):
+    _, tasks = built
+    baseline = pytest_outcomes(fresh_copy(tmp_path / "baseline"))
+    for i, task in enumerate(tasks):
+        tree = fresh_copy(tmp_path / f"task{i}")
+        patch = tmp_path / f"task{i}.diff"
+        patch.write_text(task["corruption_patch"])
+        subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
+        corrupted = pytest_outcomes(tree)
+        for nodeid in task["tests"]["fail_to_pass"]:
+            assert corrupted.get(nodeid) in ("FAILED", "ERROR"), (task["task_id"], nodeid)
+        for nodeid in task["tests"]["pass_to_pass"]:
+            assert corrupted.get(nodeid) == "PASSED", (task["task_id"], nodeid)
+        # the edit script, applied by our own applier, restores every file byte for byte
+        for path, script in task["edit_script"].items():
+            corrupted_text = (tree / path).read_text(encoding="utf-8", newline="")
+            original = (EXAMPLE / path).read_text(encoding="utf-8", newline="")
+            assert apply_script(corrupted_text, script) == original
+        fix = tmp_path / f"task{i}.fix.diff"
+        fix.write_text(task["tests"] and task["fix_patch"])
+        subprocess.run(["git", "apply", str(fix)], cwd=tree, check=True)
+        for path in task["edit_script"]:
+            assert (tree / path).read_bytes() == (EXAMPLE / path).read_bytes()
+        restored = pytest_outcomes(tree)
+        assert restored == baseline
+
+
+def test_rerun_resumes_without_duplicates(built):
+    out, tasks = built
+    result = run_corrupt("build", str(EXAMPLE), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out))
+    assert result.returncode == 0, result.stderr[-2000:]
+    again = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
+    assert [t["task_id"] for t in again] == [t["task_id"] for t in tasks]
+    assert "0 test runs" in result.stdout.replace("\n", " ")
+
+
+def test_killed_build_resumes_to_the_same_tasks(built, tmp_path):
+    reference_out, reference = built
+    wanted = {t["task_id"] for t in reference if t["kind"] != "multi"}
+    out = tmp_path / "killed"
+    args = [*CORRUPT, "build", str(EXAMPLE), "--mode", "remove", "--n", "2", "--seed", "7", "--out", str(out)]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    store = out / "store.sqlite"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if store.exists() and _candidates(store) >= 1:
+            break
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    for mode in ("remove", "discovery"):
+        result = run_corrupt("build", str(EXAMPLE), "--mode", mode, "--n", "2", "--seed", "7", "--out", str(out))
+        assert result.returncode == 0, result.stderr[-2000:]
+    resumed = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
+    assert {t["task_id"] for t in resumed} == wanted
+    assert len(resumed) == len(wanted)
+
+
+def _candidates(store: Path) -> int:
+    import sqlite3
+
+    try:
+        with sqlite3.connect(store) as db:
+            return db.execute("SELECT COUNT(*) FROM candidates WHERE mode = 'remove'").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_output_folder_of_another_repo_is_refused(built, tmp_path):
+    out, _ = built
+    other = tmp_path / "other"
+    shutil.copytree(EXAMPLE, other, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    (other / "README.md").write_text("changed\n")
+    result = run_corrupt("build", str(other), "--n", "1", "--out", str(out))
+    assert result.returncode != 0
+    assert "choose another --out" in result.stderr
+    assert "Traceback" not in result.stderr
