@@ -210,16 +210,9 @@ class Build:
 
     def _order(self, targets: list[Target], spec_: SliceSpec) -> list[Target]:
         """Every target in the slice, in the seeded stratified order the build walks."""
-        from corrupt.selection.slices import in_slice, select_targets
+        from corrupt.selection.slices import select_targets
 
-        inside = [t for t in targets if in_slice(t, spec_)]
-        if not inside:
-            raise SelectionError(
-                f"slice {spec_.name} (centrality {spec_.centrality[0]:g}-{spec_.centrality[1]:g}, complexity "
-                f"{spec_.complexity[0]:g}-{spec_.complexity[1]:g} percentile) holds none of the "
-                f"{len(targets)} eligible functions; widen it"
-            )
-        return select_targets(inside, spec_, len(inside), seed=self.o.seed)
+        return select_targets(targets, spec_, len(targets), seed=self.o.seed)
 
     def _llm_corruptor(self):
         import os

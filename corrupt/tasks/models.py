@@ -47,6 +47,8 @@ class BugRecord(BaseModel):
 
 
 class TestsRecord(BaseModel):
+    __test__ = False  # not a pytest test class
+
     command: str
     fail_to_pass: list[str]
     pass_to_pass: list[str]
