@@ -1,0 +1,117 @@
+"""Exporters: each format checked the way its consumer reads it (git apply, PDB edit scripts, HF datasets)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from tasks_factory import ADVERSARIAL, MULTI, ORIGINAL, make_task, write_repo
+
+from corrupt.corrupt.edits import apply_edit_script
+from corrupt.errors import InputError, StoreError
+from corrupt.tasks.export import export_tasks
+from corrupt.tasks.models import Task
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def files_lookup(*pairs):
+    table = {task.task_id: files for task, files in pairs}
+    return lambda task: table[task.task_id]
+
+
+def test_jsonl_is_the_task_record(tmp_path: Path) -> None:
+    tasks = [make_task(ADVERSARIAL)[0], make_task(MULTI, kind="multi")[0]]
+    assert export_tasks(tasks, "jsonl", tmp_path / "out.jsonl") == 2
+    back = [Task.model_validate(r) for r in read_jsonl(tmp_path / "out.jsonl")]
+    assert back == tasks
+
+
+def test_swesmith_patch_applies_to_base_commit(tmp_path: Path) -> None:
+    task, files = make_task(MULTI, kind="multi", image="corrupt/acme__shop:0123")
+    plain, _ = make_task(ADVERSARIAL)
+    export_tasks([task, plain], "swesmith", tmp_path / "sw.jsonl")
+    record, other = read_jsonl(tmp_path / "sw.jsonl")
+    assert record["instance_id"] == f"acme__shop.01234567.multi__{task.task_id[:12]}"
+    assert record["repo"] == "acme/shop" and record["base_commit"] == task.repo.commit
+    assert record["FAIL_TO_PASS"] == ["tests/test_shop.py::test_total"]
+    assert record["PASS_TO_PASS"] == ["tests/test_shop.py::test_empty"]
+    assert record["image_name"] == "corrupt/acme__shop:0123" and "image_name" not in other
+    assert {"problem_statement", "created_at", "version"} <= record.keys()
+    repo = write_repo(tmp_path / "repo", ORIGINAL)
+    (tmp_path / "bug.diff").write_text(record["patch"], encoding="utf-8", newline="")
+    subprocess.run(["git", "apply", str(tmp_path / "bug.diff")], cwd=repo, check=True)
+    for path, (_, corrupted) in files.items():
+        assert (repo / path).read_bytes().decode("utf-8") == corrupted
+
+
+def test_pdb_records_round_trip_per_file(tmp_path: Path) -> None:
+    multi = make_task(MULTI, kind="multi")
+    single = make_task(ADVERSARIAL)
+    count = export_tasks(
+        [multi[0], single[0]], "pdb", tmp_path / "pdb.jsonl", files_for=files_lookup(multi, single)
+    )
+    records = read_jsonl(tmp_path / "pdb.jsonl")
+    assert count == len(records) == 3
+    assert [r["path"] for r in records[:2]] == ["src/shop/pricing.py", "src/shop/tax.py"]
+    for record in records:
+        assert record["task_id"] == f"{record['source_task_id']}/{record['path']}"
+        assert record["buggy_code"] != record["gt_solution"]
+        assert (
+            apply_edit_script(record["buggy_code"], json.loads(record["gt_diff"]))
+            == record["gt_solution"]
+        )
+        assert record["bug_count"] == 1 and record["bug_type"] == ["Algorithm"]
+    tax = records[1]
+    assert tax["gt_solution"] == ORIGINAL["src/shop/tax.py"] and "\r\n" in tax["buggy_code"]
+    modify = next(iter(json.loads(tax["gt_diff"]).values()))
+    assert modify == {
+        "type": "Modify",
+        "original": "    return round(amount - extra, 2)",
+        "modified": "    return round(amount + extra, 2)",
+    }
+
+
+def test_pdb_refuses_scripts_that_do_not_restore(tmp_path: Path) -> None:
+    task, files = make_task(ADVERSARIAL)
+    out = tmp_path / "pdb.jsonl"
+    out.write_text("previous\n", encoding="utf-8")
+    wrong = {
+        path: (original + "# extra\n", corrupted) for path, (original, corrupted) in files.items()
+    }
+    with pytest.raises(StoreError, match="does not restore the original"):
+        export_tasks([task], "pdb", out, files_for=lambda t: wrong)
+    assert out.read_text(encoding="utf-8") == "previous\n"  # never half-written
+    assert [p.name for p in tmp_path.iterdir()] == ["pdb.jsonl"]
+    with pytest.raises(InputError, match="needs the corrupted files"):
+        export_tasks([task], "pdb", out)
+
+
+def test_parquet_loads_with_hf_datasets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    datasets = pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    tasks = [make_task(ADVERSARIAL)[0], make_task(MULTI, kind="multi", image="img:1")[0]]
+    out = tmp_path / "tasks.parquet"
+    assert export_tasks(tasks, "parquet", out) == 2
+    ds = datasets.load_dataset(
+        "parquet", data_files=str(out), split="train", cache_dir=str(tmp_path / "c")
+    )
+    assert ds.num_rows == 2
+    for row, task in zip(ds, tasks, strict=True):
+        assert row["task_id"] == task.task_id and row["kind"] == task.kind
+        assert row["repo"]["name"] == "acme/shop" and row["difficulty"]["centrality_pct"] == 95.0
+        assert row["tests"]["fail_to_pass"] == task.tests.fail_to_pass
+        assert json.loads(row["edit_script"]) == task.edit_script
+        assert json.loads(row["targets"][0]["metrics"]) == task.targets[0].metrics
+        assert row["bugs"][0]["lines"] == task.bugs[0].lines
+        assert row["image_name"] == task.image_name
+
+
+def test_unknown_format(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="unknown export format 'csv'"):
+        export_tasks([], "csv", tmp_path / "x")
