@@ -57,6 +57,11 @@ def _pieces(text: str) -> list[tuple[str, str]]:
     return pieces
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines with their terminators, numbered as Python numbers them (no empty last line)."""
+    return [text + term for text, term in _pieces(text) if text or term]
+
+
 def _default_terminator(pieces: list[tuple[str, str]]) -> str:
     counts = Counter(term for _, term in pieces if term)
     return counts.most_common(1)[0][0] if counts else "\n"
@@ -150,9 +155,20 @@ def apply_edit_script(corrupted: str, script: EditScript) -> str:
 
 
 def changed_lines(original: str, corrupted: str) -> list[int]:
-    """1-based lines of ``corrupted`` that an edit script touches (removals mark the next line)."""
+    """1-based lines of ``corrupted`` that differ from ``original``.
+
+    Modified and extra lines count as themselves; lines missing from
+    ``corrupted`` are charged to the changed line just above them, else to the
+    line now standing where they were.
+    """
     count = len(_pieces(corrupted))
-    return sorted({min(int(key), count) for key in edit_script(original, corrupted)})
+    script = edit_script(original, corrupted)
+    lines = {int(key) for key, edit in script.items() if edit["type"] != "Add"}
+    for key, edit in script.items():
+        line = int(key)
+        if edit["type"] == "Add" and line - 1 not in lines:
+            lines.add(min(line, count))
+    return sorted(lines)
 
 
 def _git_lines(text: str) -> list[str]:

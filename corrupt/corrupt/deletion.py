@@ -1,0 +1,81 @@
+"""Deletion corruption ("remove mode"): the solver must re-implement a named function.
+
+Decorators, the signature (however many lines) and the docstring stay, because
+they are the specification the solver works from; only the body goes. The
+rewrite goes through libcst so every other byte of the file is untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import libcst as cst
+
+from corrupt.corrupt.edits import changed_lines
+from corrupt.corrupt.locate import TargetNotFound, locate
+from corrupt.corrupt.models import Mutant
+
+DeletionStyle = Literal["raise", "pass"]
+
+_REPLACEMENTS: dict[str, cst.BaseSmallStatement] = {
+    "raise": cst.Raise(exc=cst.Name("NotImplementedError")),
+    "pass": cst.Pass(),
+}
+
+
+def _docstring_statement(body: cst.BaseSuite) -> cst.CSTNode | None:
+    """The docstring statement (or small statement, for one-line suites), if any."""
+    if isinstance(body, cst.IndentedBlock):
+        if body.body and isinstance(body.body[0], cst.SimpleStatementLine):
+            first = body.body[0]
+            if _is_string_expr(first.body[0]):
+                return first
+        return None
+    assert isinstance(body, cst.SimpleStatementSuite)
+    return body.body[0] if _is_string_expr(body.body[0]) else None
+
+
+def _is_string_expr(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Expr) and isinstance(
+        node.value, cst.SimpleString | cst.ConcatenatedString
+    )
+
+
+def hollow_body(body: cst.BaseSuite, style: DeletionStyle = "raise") -> cst.BaseSuite:
+    """``body`` reduced to its docstring plus ``raise NotImplementedError`` (or ``pass``)."""
+    replacement = _REPLACEMENTS[style]
+    docstring = _docstring_statement(body)
+    if isinstance(body, cst.IndentedBlock):
+        line = cst.SimpleStatementLine(body=[replacement])
+        kept = [docstring, line] if isinstance(docstring, cst.SimpleStatementLine) else [line]
+        return body.with_changes(body=kept)
+    assert isinstance(body, cst.SimpleStatementSuite)
+    small = [docstring, replacement] if isinstance(docstring, cst.Expr) else [replacement]
+    last = cst.MaybeSentinel.DEFAULT
+    return body.with_changes(body=[s.with_changes(semicolon=last) for s in small])
+
+
+def delete_function(
+    source: str, file: str, qualname: str, def_line: int, *, style: DeletionStyle = "raise"
+) -> Mutant:
+    """Replace the body of the function whose ``def`` is on ``def_line``."""
+    if style not in _REPLACEMENTS:
+        raise TargetNotFound(f"unknown deletion style {style!r} (use 'raise' or 'pass')")
+    located = locate(source, qualname, def_line)
+    function = located.function
+    hollowed = function.with_changes(body=hollow_body(function.body, style))
+    corrupted = located.module.deep_replace(function, hollowed).code
+    if corrupted == source:
+        raise TargetNotFound(f"{qualname} has no body to delete")
+    return Mutant(
+        target=qualname,
+        file=file,
+        operator="deletion",
+        odc_category="Algorithm",
+        odc_subcategory="missing implementation",
+        hef_category="missing logic",
+        original=source,
+        corrupted=corrupted,
+        lines=changed_lines(source, corrupted),
+        description=f"body of {qualname} replaced by {style}",
+    )
