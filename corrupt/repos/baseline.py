@@ -1,0 +1,150 @@
+"""Trust a suite before corrupting against it.
+
+A baseline runs the full suite twice (it must be green and fast enough; tests
+whose outcome differs between the runs are flaky and excluded from every later
+comparison), then once under coverage.py to learn which tests execute which
+lines. The result is cached per repository + commit + sandbox kind as JSON,
+written only after every check passed, so a red or slow suite is never cached
+as good.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
+from corrupt.repos.environment import default_cache_dir
+from corrupt.repos.models import Baseline, Checkout, Environment, TestReport
+from corrupt.repos.runner import run_tests, test_command
+from corrupt.repos.sandbox import Sandbox
+from corrupt.repos.workspace import Workspace
+
+CACHE_VERSION = 1
+PYTEST_NO_TESTS = 5
+COVERAGE_SLOWDOWN = 4.0  # coverage with per-test contexts runs a few times slower
+
+
+def compute_baseline(
+    checkout: Checkout,
+    sandbox: Sandbox,
+    env: Environment,
+    *,
+    time_limit: float = 60.0,
+    cache_dir: Path | None = None,
+) -> Baseline:
+    """Return the checkout's trusted-green baseline, from cache when possible.
+
+    Raises NoTestsError, RedBaselineError or SuiteTooSlowError when the suite
+    cannot serve as ground truth.
+    """
+    cache = _cache_path(checkout, sandbox, cache_dir)
+    cached = _load(cache, checkout)
+    if cached is not None:
+        return cached
+    with Workspace(checkout) as ws:
+        first = _suite_run(sandbox, env, ws.path, time_limit, "first")
+        second = _suite_run(sandbox, env, ws.path, time_limit, "second")
+        flaky = sorted(
+            n for n in first.results.keys() | second.results.keys() if _outcome(first, n) != _outcome(second, n)
+        )
+        _require_green(first, second, flaky)
+        tests = sorted(first.passing() & second.passing() - set(flaky))
+        if not tests:
+            raise NoTestsError(f"{checkout.name}: no test passed in both baseline runs")
+        started = time.monotonic()
+        covered = run_tests(sandbox, env, ws.path, timeout=time_limit * COVERAGE_SLOWDOWN, coverage=True)
+        coverage_seconds = time.monotonic() - started
+        if covered.timed_out or not covered.line_coverage:
+            raise RedBaselineError(
+                f"{checkout.name}: the coverage run produced no data ({_last_line(covered) or 'timed out'})"
+            )
+        baseline = Baseline(
+            commit=checkout.commit,
+            tests=tests,
+            flaky=flaky,
+            skipped=sorted(n for n, r in first.results.items() if r.outcome in ("skipped", "xfailed") and n not in flaky),
+            seconds=round(max(first.duration, second.duration), 3),
+            durations={n: first.results[n].duration for n in tests},
+            line_coverage=_restrict(covered.line_coverage, set(tests)),
+            command=test_command(ws.path)[0],
+            timings={"runs": round(first.duration + second.duration, 3), "coverage": round(coverage_seconds, 3)},
+        )
+    _store(cache, baseline)
+    return baseline
+
+
+def _suite_run(sandbox: Sandbox, env: Environment, tree: Path, time_limit: float, which: str) -> TestReport:
+    report = run_tests(sandbox, env, tree, timeout=time_limit)
+    if report.timed_out:
+        raise SuiteTooSlowError(f"the test suite did not finish within {time_limit:g} s ({which} baseline run)")
+    if report.collect_errors:
+        module, error = next(iter(report.collect_errors.items()))
+        last = error.strip().splitlines()[-1:] or ["import failed"]
+        raise RedBaselineError(f"baseline is red: cannot collect {module}: {last[0]}")
+    if not report.results:
+        if report.exit_code == PYTEST_NO_TESTS or report.collected == 0 and report.exit_code in (0, None):
+            raise NoTestsError("pytest collected no tests")
+        raise RedBaselineError(f"pytest did not run (exit {report.exit_code}): {_last_line(report)}")
+    return report
+
+
+def _outcome(report: TestReport, nodeid: str) -> str | None:
+    result = report.results.get(nodeid)
+    return result.outcome if result else None
+
+
+def _require_green(first: TestReport, second: TestReport, flaky: list[str]) -> None:
+    red = sorted((first.failing() & second.failing()) - set(flaky))
+    if red:
+        result = first.results[red[0]]
+        detail = f"{result.exc_type}: {result.message}" if result.exc_type else (result.message or "")
+        detail = detail.strip().splitlines()[0][:200] if detail.strip() else "failed"
+        more = f" (and {len(red) - 1} more)" if len(red) > 1 else ""
+        raise RedBaselineError(f"baseline is red: {red[0]} fails: {detail}{more}")
+
+
+def _restrict(lines: dict[str, dict[int, list[str]]], keep: set[str]) -> dict[str, dict[int, list[str]]]:
+    """Drop flaky and failing tests from the coverage so later stages never rely on them."""
+    out: dict[str, dict[int, list[str]]] = {}
+    for file, by_line in lines.items():
+        kept = {line: [n for n in ids if n in keep] for line, ids in by_line.items()}
+        kept = {line: ids for line, ids in kept.items() if ids}
+        if kept:
+            out[file] = kept
+    return out
+
+
+def _last_line(report: TestReport) -> str:
+    lines = report.output_tail.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def _cache_path(checkout: Checkout, sandbox: Sandbox, cache_dir: Path | None) -> Path:
+    digest = hashlib.sha256(f"{checkout.url}\0{checkout.commit}\0{sandbox.name}".encode()).hexdigest()[:24]
+    return Path(cache_dir or default_cache_dir()) / "baselines" / f"{digest}.json"
+
+
+def _load(path: Path, checkout: Checkout) -> Baseline | None:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if raw.get("version") != CACHE_VERSION or raw["baseline"].get("commit") != checkout.commit:
+        return None
+    data = raw["baseline"]
+    data["line_coverage"] = {
+        file: {int(line): ids for line, ids in by_line.items()} for file, by_line in data["line_coverage"].items()
+    }
+    return Baseline(**data)
+
+
+def _store(path: Path, baseline: Baseline) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"version": CACHE_VERSION, "baseline": dataclasses.asdict(baseline)}), encoding="utf-8")
+    os.replace(tmp, path)

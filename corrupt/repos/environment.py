@@ -1,0 +1,261 @@
+"""One cached virtual environment per repository + commit.
+
+The venv holds the project's dependencies, its test dependencies, pytest and
+coverage.py, plus a regular (non-editable) install of the project itself so
+that package metadata and entry points exist. Tests must nevertheless see the
+*working tree* (which corruptions modify), not that installed copy: the runner
+puts the tree's import root first on ``PYTHONPATH``, which Python searches
+before site-packages, so the working tree shadows the installed copy.
+
+The project is built from a temporary copy of the clone, because build
+backends write ``build/`` and ``*.egg-info`` into the source folder and the
+cached clone must never change. ``uv`` does the work (it ships as a dependency
+of corrupt); venv + pip is the fallback when it is missing.
+
+A venv counts as cached only when its completion marker exists; the marker is
+written last, so an interrupted or failed install is rebuilt from scratch.
+"""
+
+from __future__ import annotations
+
+import configparser
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tomllib
+
+from corrupt.errors import InstallError
+from corrupt.repos.models import Checkout, Environment
+
+MARKER = ".corrupt-complete"
+TEST_NAMES = ("test", "tests", "testing")
+DEV_NAMES = ("dev",)
+ALWAYS = ("pytest", "coverage")
+PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+# Install steps need the package index, so they keep the user's installer
+# configuration (index URLs, certificates, proxies) but nothing else.
+_INSTALL_ENV_PREFIXES = ("PIP_", "UV_", "SSL_CERT", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+_INSTALL_ENV_NAMES = ("PATH", "LANG", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
+INSTALL_TIMEOUT = 1800.0
+
+
+@dataclass
+class TestRequirements:
+    """What a repository says its tests need."""
+
+    packages: list[str] = field(default_factory=list)  # PEP 508 strings
+    files: list[Path] = field(default_factory=list)  # requirement files (-r)
+    sources: list[str] = field(default_factory=list)  # where each came from, for the log
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "corrupt"
+
+
+def environment_key(checkout: Checkout) -> str:
+    """Cache key: readable repository stem + hash of (url, commit)."""
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", checkout.name).strip("-")[:40] or "repo"
+    digest = hashlib.sha256(f"{checkout.url}\0{checkout.commit}".encode()).hexdigest()[:16]
+    return f"{stem}-{digest}"
+
+
+def discover_test_requirements(root: Path) -> TestRequirements:
+    """Collect test dependencies from the places Python projects declare them.
+
+    Within each source, specific test groups win over a generic ``dev`` group:
+    dev groups tend to pull in linters, docs builders and release tooling that
+    make installs slow and fragile without helping the tests run.
+    """
+    found = TestRequirements()
+    pyproject = _read_toml(root / "pyproject.toml")
+    extras = pyproject.get("project", {}).get("optional-dependencies", {})
+    for name in _pick(extras):
+        found.packages.extend(extras[name])
+        found.sources.append(f"[project.optional-dependencies] {name}")
+    groups = pyproject.get("dependency-groups", {})
+    for name in _pick(groups):
+        found.packages.extend(_expand_group(groups, name, set()))
+        found.sources.append(f"[dependency-groups] {name}")
+    files = _requirement_files(root)
+    found.files.extend(files)
+    found.sources.extend(str(f.relative_to(root)) for f in files)
+    tox = _tox_deps(root)
+    if tox:
+        found.packages.extend(p for p in tox if not p.startswith("-r"))
+        found.files.extend(
+            root / p[2:].strip() for p in tox if p.startswith("-r") and (root / p[2:].strip()).is_file()
+        )
+        found.sources.append("tox.ini [testenv] deps")
+    return found
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def _pick(table: dict) -> list[str]:
+    tests = [name for name in table if name.lower() in TEST_NAMES]
+    return tests or [name for name in table if name.lower() in DEV_NAMES]
+
+
+def _expand_group(groups: dict, name: str, seen: set[str]) -> list[str]:
+    """PEP 735 groups may include other groups with ``{include-group = "x"}``."""
+    if name in seen:
+        return []
+    seen.add(name)
+    packages: list[str] = []
+    for entry in groups.get(name, []):
+        if isinstance(entry, str):
+            packages.append(entry)
+        elif isinstance(entry, dict) and "include-group" in entry:
+            packages.extend(_expand_group(groups, entry["include-group"], seen))
+    return packages
+
+
+def _requirement_files(root: Path) -> list[Path]:
+    candidates: list[Path] = []
+    for folder in (root, root / "requirements"):
+        if not folder.is_dir():
+            continue
+        names = sorted(p for p in folder.glob("*.txt") if p.is_file())
+        tests = [p for p in names if "test" in p.name.lower() and (folder != root or p.name.startswith(("requirements", "test-requirements")))]
+        devs = [p for p in names if "dev" in p.name.lower() and (folder != root or p.name.startswith("requirements"))]
+        candidates.extend(tests or devs)
+    return candidates
+
+
+def _tox_deps(root: Path) -> list[str]:
+    """``[testenv] deps`` lines; factor-conditional and substituted lines are skipped."""
+    path = root / "tox.ini"
+    if not path.is_file():
+        return []
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError):
+        return []
+    raw = parser.get("testenv", "deps", fallback="")
+    deps = []
+    for line in raw.splitlines():
+        line = line.split("#", 1)[0].strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
+        if not line or "{" in line or line.startswith("-e") or re.match(r"^[\w,!-]+:\s", line):
+            continue
+        deps.append(line)
+    return deps
+
+
+class _Installer:
+    """Runs install steps, appending every command and its output to one log."""
+
+    def __init__(self, log: Path, venv: Path) -> None:
+        self.log = log
+        self.venv = venv
+        self.python = venv / "bin" / "python"
+        self.env = {k: v for k, v in os.environ.items() if k in _INSTALL_ENV_NAMES or k.startswith(_INSTALL_ENV_PREFIXES)}
+        self.uv = _find_uv()
+        if self.uv:
+            self.env.setdefault("UV_CACHE_DIR", _uv_cache_dir())
+        self.env["VIRTUAL_ENV"] = str(venv)
+        # Cached trees carry no .git, so VCS-versioned builds (setuptools-scm,
+        # hatch-vcs) need a stand-in version to build at all.
+        self.env.setdefault("SETUPTOOLS_SCM_PRETEND_VERSION", "0.0.0")
+
+    def step(self, name: str, argv: list[str], cwd: Path | None = None, home: Path | None = None) -> None:
+        env = dict(self.env, HOME=str(home or self.venv))
+        with self.log.open("a", encoding="utf-8") as fh:
+            fh.write(f"\n=== {name}: {' '.join(argv)}\n")
+            fh.flush()
+            try:
+                proc = subprocess.run(argv, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT, timeout=INSTALL_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                raise InstallError(f"install step '{name}' timed out; log: {self.log}") from None
+            except OSError as exc:
+                raise InstallError(f"install step '{name}' could not start ({exc}); log: {self.log}") from None
+        if proc.returncode != 0:
+            raise InstallError(f"install step '{name}' failed (exit {proc.returncode}); log: {self.log}")
+
+    def create_venv(self) -> None:
+        if self.uv:
+            self.step("create venv", [self.uv, "venv", "--python", sys.executable, str(self.venv)])
+        else:
+            self.step("create venv", [sys.executable, "-m", "venv", str(self.venv)])
+
+    def install(self, name: str, args: list[str], cwd: Path | None = None) -> None:
+        if self.uv:
+            argv = [self.uv, "pip", "install", "--python", str(self.python), *args]
+        else:
+            argv = [str(self.python), "-m", "pip", "install", "--disable-pip-version-check", *args]
+        self.step(name, argv, cwd=cwd)
+
+
+def _find_uv() -> str | None:
+    try:
+        import uv
+
+        return uv.find_uv_bin()
+    except (ImportError, FileNotFoundError):
+        return shutil.which("uv")
+
+
+def _uv_cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "uv")
+
+
+def create_environment(checkout: Checkout, *, cache_dir: Path | None = None, progress=None) -> Environment:
+    """Return the checkout's venv, building it (and its install log) if not cached."""
+    key = environment_key(checkout)
+    envs = Path(cache_dir or default_cache_dir()) / "envs"
+    venv = envs / key
+    log = envs / f"{key}.log"
+    env = Environment(key=key, kind="venv", python=str(venv / "bin" / "python"), location=str(venv), log=log)
+    if (venv / MARKER).is_file():
+        return env
+    envs.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(venv, ignore_errors=True)
+    log.write_text(f"corrupt environment for {checkout.name} at {checkout.commit}\n", encoding="utf-8")
+    started = time.monotonic()
+    installer = _Installer(log, venv)
+    _say(progress, f"creating venv {venv}")
+    installer.create_venv()
+    # Build backends and "-e ." lines write into the source folder: install
+    # from a throwaway copy so the cached clone never changes.
+    with tempfile.TemporaryDirectory(prefix="corrupt-build-") as tmp:
+        source = Path(tmp) / "src"
+        shutil.copytree(checkout.path, source, symlinks=True)
+        _install_project(installer, source, progress)
+        found = discover_test_requirements(source)
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(f"\ntest requirements from: {', '.join(found.sources) or 'nothing declared'}\n")
+        args = [*found.packages, *ALWAYS]
+        for req in found.files:
+            args += ["-r", str(req)]
+        _say(progress, "installing test dependencies")
+        installer.install("test dependencies", args, cwd=source)
+    (venv / MARKER).write_text(f"{time.monotonic() - started:.1f}s\n", encoding="utf-8")
+    return env
+
+
+def _install_project(installer: _Installer, root: Path, progress) -> None:
+    if any((root / name).is_file() for name in PACKAGING_FILES):
+        _say(progress, "installing the project")
+        installer.install("project", [str(root)], cwd=root)
+    elif (root / "requirements.txt").is_file():
+        installer.install("requirements.txt", ["-r", str(root / "requirements.txt")], cwd=root)
+
+
+def _say(progress, message: str) -> None:
+    if progress is not None:
+        progress(message)

@@ -1,0 +1,175 @@
+"""The local sandbox: a child process with a scrubbed environment and limits.
+
+Isolation, in order of what matters most:
+
+- **environment**: an allowlist (PATH, locale, a fresh HOME and TMPDIR, the
+  venv) so tokens and API keys in the user's environment never reach
+  repository code;
+- **network**: the child enters a new Linux network namespace (only its own
+  loopback, brought up so suites that serve on 127.0.0.1 still work) when the
+  kernel lets us; otherwise one warning is logged and the run goes ahead;
+- **limits**: address space, process count and CPU time via ``setrlimit``;
+- **timeouts**: the child leads its own process group and the whole group is
+  killed, so forked servers and pytest-xdist workers die with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import fcntl
+import logging
+import os
+import resource
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from corrupt.repos.environment import create_environment
+from corrupt.repos.models import Checkout, Command, CommandResult, Environment, Limits
+from corrupt.repos.sandbox import Sandbox
+
+log = logging.getLogger(__name__)
+
+CLONE_NEWNET = 0x40000000
+SIOCSIFFLAGS = 0x8914
+IFF_UP, IFF_LOOPBACK, IFF_RUNNING = 0x1, 0x8, 0x40
+PASSED_THROUGH = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM")
+TAIL_BYTES = 200_000
+_KILL_SIGNALS = {-signal.SIGKILL, -signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS}
+
+
+def _enter_network_namespace() -> None:
+    """Runs in the child before exec: new netns with its loopback up."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWNET) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        flags = IFF_UP | IFF_LOOPBACK | IFF_RUNNING
+        fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags))
+
+
+class LocalSandbox(Sandbox):
+    """Runs commands as local processes; environments are cached venvs."""
+
+    name = "local"
+    _network_isolation: bool | None = None  # probed once per process
+
+    def __init__(self, *, cache_dir: Path | None = None, isolate_network: bool = True) -> None:
+        self.cache_dir = cache_dir
+        self.isolate_network = isolate_network
+
+    def prepare(self, checkout: Checkout, *, progress=None) -> Environment:
+        return create_environment(checkout, cache_dir=self.cache_dir, progress=progress)
+
+    @classmethod
+    def network_isolation_available(cls) -> bool:
+        if cls._network_isolation is None:
+            try:
+                subprocess.run(
+                    [sys.executable, "-c", "pass"], preexec_fn=_enter_network_namespace, check=True, timeout=30
+                )
+                cls._network_isolation = True
+            except (OSError, subprocess.SubprocessError) as exc:
+                log.warning("no network namespace (%s): repository tests will have network access", exc)
+                cls._network_isolation = False
+        return cls._network_isolation
+
+    def run(self, env: Environment, tree: Path, command: Command) -> CommandResult:
+        argv = list(command.argv)
+        if argv and argv[0] == "python":
+            argv[0] = env.python
+        limits = command.limits
+        isolate = self.isolate_network and not limits.network and self.network_isolation_available()
+        scratch = Path(tempfile.mkdtemp(prefix="corrupt-run-"))
+        try:
+            (scratch / "home").mkdir()
+            (scratch / "tmp").mkdir()
+            child_env = _scrubbed_env(env, scratch)
+            child_env.update(command.env)
+            with open(scratch / "stdout", "wb") as out, open(scratch / "stderr", "wb") as err:
+                started = time.monotonic()
+                proc = subprocess.Popen(
+                    argv,
+                    cwd=tree,
+                    env=child_env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
+                    preexec_fn=_limiter(limits, isolate),
+                )
+                timed_out = False
+                try:
+                    proc.wait(timeout=limits.timeout)
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                finally:
+                    _kill_group(proc.pid)  # also reaps daemons a finished run left behind
+                    proc.wait()
+                duration = time.monotonic() - started
+            stdout = _tail(scratch / "stdout")
+            stderr = _tail(scratch / "stderr")
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return CommandResult(
+            exit_code=proc.returncode,
+            stdout=stdout,
+            stderr=stderr,
+            duration=duration,
+            timed_out=timed_out,
+            killed="timeout" if timed_out else _memory_kill(proc.returncode, stderr),
+        )
+
+
+def _scrubbed_env(env: Environment, scratch: Path) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if k in PASSED_THROUGH or k.startswith("LC_")}
+    venv_bin = str(Path(env.location) / "bin")
+    base["PATH"] = os.pathsep.join(p for p in (venv_bin, base.get("PATH", "/usr/bin:/bin")) if p)
+    base.update(
+        HOME=str(scratch / "home"),
+        TMPDIR=str(scratch / "tmp"),
+        VIRTUAL_ENV=env.location,
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    return base
+
+
+def _limiter(limits: Limits, isolate: bool):
+    def apply() -> None:
+        if isolate:
+            _enter_network_namespace()
+        memory = limits.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if limits.cpu_seconds:
+            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+
+    return apply
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _tail(path: Path) -> str:
+    with open(path, "rb") as fh:
+        fh.seek(max(0, path.stat().st_size - TAIL_BYTES))
+        return fh.read().decode("utf-8", errors="replace")
+
+
+def _memory_kill(exit_code: int | None, stderr: str) -> str | None:
+    """A process that died of a signal or on an uncaught MemoryError hit the memory limit."""
+    if exit_code in _KILL_SIGNALS:
+        return "memory"
+    if exit_code and stderr.rstrip().rsplit("\n", 1)[-1].startswith("MemoryError"):
+        return "memory"
+    return None

@@ -1,0 +1,236 @@
+"""The pytest plugin ``corrupt`` loads into repository test runs.
+
+This file is deliberately standalone (stdlib + pytest, and coverage.py only
+when asked): the repository's own environment does not have ``corrupt``
+installed, so the runner copies this file into the working tree (as
+``.corrupt/_corrupt_pytest_plugin.py``) and loads it with ``-p``. It therefore
+works the same in a local venv and inside a container.
+
+It writes JSON lines to ``--corrupt-report``:
+
+- ``{"kind": "start", "nodeid": ...}`` before each test, so a run killed for
+  its wall-clock timeout still tells which test was running;
+- ``{"kind": "test", ...}`` once per test (setup, call and teardown folded
+  into one outcome), with exception type, message and traceback frames;
+- ``{"kind": "collect_error", ...}`` per module that failed to import;
+- ``{"kind": "collected", "count": N}`` and a final ``{"kind": "session"}``.
+
+With ``--corrupt-coverage`` it runs coverage.py with the pytest nodeid as the
+dynamic context of each test and writes ``{file: {line: [nodeids]}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import traceback
+
+import pytest
+
+_ROOT = os.getcwd()
+_SKIP_FRAMES = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, os.path.basename(__file__))
+_MAX_MESSAGE = 2000
+_MAX_FRAMES = 60
+
+
+class Timeout(Exception):
+    """Raised inside a test that ran longer than ``--corrupt-test-timeout``."""
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("corrupt")
+    group.addoption("--corrupt-report", default=None, help="JSON-lines report path")
+    group.addoption("--corrupt-select", default=None, help="file listing the nodeids to run")
+    group.addoption("--corrupt-test-timeout", type=float, default=None, help="seconds per test")
+    group.addoption("--corrupt-coverage", default=None, help="write per-test line coverage here")
+
+
+def _relative(path):
+    path = os.path.abspath(path)
+    if path == _ROOT or path.startswith(_ROOT + os.sep):
+        return os.path.relpath(path, _ROOT).replace(os.sep, "/")
+    return path
+
+
+class _Reporter:
+    def __init__(self, config):
+        self.path = config.getoption("corrupt_report")
+        self.timeout = config.getoption("corrupt_test_timeout")
+        select = config.getoption("corrupt_select")
+        self.select = None
+        if select:
+            with open(select, encoding="utf-8") as fh:
+                self.select = {line.rstrip("\n") for line in fh if line.strip()}
+        self.phases = {}
+        self.coverage = None
+
+    def write(self, record):
+        if not self.path:
+            return
+        # One write per line in append mode keeps lines whole even when
+        # xdist workers share the file.
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+
+    # -- collection -------------------------------------------------------
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config, items):
+        if self.select is None:
+            return
+        kept = [item for item in items if item.nodeid in self.select]
+        dropped = [item for item in items if item.nodeid not in self.select]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.write(
+                {
+                    "kind": "collect_error",
+                    "nodeid": report.nodeid,
+                    "message": str(report.longrepr)[-_MAX_MESSAGE:],
+                }
+            )
+
+    def pytest_collection_finish(self, session):
+        self.write({"kind": "collected", "count": len(session.items)})
+
+    # -- running ----------------------------------------------------------
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        self.write({"kind": "start", "nodeid": item.nodeid})
+        if self.coverage is not None:
+            self.coverage.switch_context(item.nodeid)
+        armed = self.timeout and hasattr(signal, "SIGALRM")
+        if armed:
+            previous = signal.signal(signal.SIGALRM, _raise_timeout)
+            signal.setitimer(signal.ITIMER_REAL, self.timeout)
+        try:
+            yield
+        finally:
+            if armed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
+            if self.coverage is not None:
+                self.coverage.switch_context("")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        info = self.phases.setdefault(item.nodeid, {"duration": 0.0})
+        info["duration"] += report.duration
+        if report.failed and "failed" not in info:
+            info["failed"] = report.when
+            if call.excinfo is not None:
+                info.update(_describe(call.excinfo))
+            else:  # e.g. strict xpass: no exception, just a failed report
+                info.update(exc_type=None, message=str(report.longrepr)[-_MAX_MESSAGE:], frames=[])
+        elif report.skipped and "skipped" not in info:
+            info["skipped"] = report.when
+            info["xfail"] = hasattr(report, "wasxfail")
+            if call.excinfo is not None and not info["xfail"]:
+                info["message"] = str(call.excinfo.value)[:_MAX_MESSAGE]
+        elif report.passed and report.when == "call" and hasattr(report, "wasxfail"):
+            info["xpassed"] = True
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        info = self.phases.pop(nodeid, {"duration": 0.0})
+        if "failed" in info:
+            outcome = "failed" if info["failed"] == "call" else "error"
+        elif "skipped" in info:
+            outcome = "xfailed" if info["xfail"] else "skipped"
+        elif info.get("xpassed"):
+            outcome = "xpassed"
+        else:
+            outcome = "passed"
+        self.write(
+            {
+                "kind": "test",
+                "nodeid": nodeid,
+                "outcome": outcome,
+                "duration": round(info["duration"], 6),
+                "exc_type": info.get("exc_type"),
+                "message": info.get("message"),
+                "frames": info.get("frames", []),
+            }
+        )
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        self.write(
+            {
+                "kind": "session",
+                "exitstatus": int(exitstatus),
+                "stopped": bool(session.shouldfail or session.shouldstop),
+                "worker": os.environ.get("PYTEST_XDIST_WORKER"),
+            }
+        )
+
+
+def _raise_timeout(signum, frame):
+    raise Timeout("test exceeded the per-test timeout")
+
+
+def _describe(excinfo):
+    frames = []
+    for entry in traceback.extract_tb(excinfo.tb):
+        if any(part in entry.filename for part in _SKIP_FRAMES):
+            continue
+        frames.append({"file": _relative(entry.filename), "line": entry.lineno, "function": entry.name})
+    exc_type = excinfo.type
+    name = exc_type.__name__ if exc_type.__module__ in ("builtins", __name__) else exc_type.__qualname__
+    try:
+        message = str(excinfo.value)
+    except Exception:  # a broken __str__ in repository code must not break the report
+        message = "<unprintable exception>"
+    return {"exc_type": name, "message": message[:_MAX_MESSAGE], "frames": frames[-_MAX_FRAMES:]}
+
+
+# -- coverage ---------------------------------------------------------------
+# Started from pytest_load_initial_conftests so that modules imported by the
+# repository's conftest.py files are measured too.
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    target = getattr(early_config.known_args_namespace, "corrupt_coverage", None)
+    if not target:
+        return
+    import coverage
+
+    cov = coverage.Coverage(
+        data_file=None,
+        include=[os.path.join(_ROOT, "*")],
+        omit=[os.path.join(_ROOT, ".corrupt", "*")],
+        config_file=False,
+    )
+    cov.start()
+    early_config._corrupt_coverage = (cov, target)
+
+
+def pytest_configure(config):
+    reporter = _Reporter(config)
+    started = getattr(config, "_corrupt_coverage", None)
+    if started:
+        reporter.coverage = started[0]
+    config.pluginmanager.register(reporter, "corrupt-reporter")
+
+
+def pytest_unconfigure(config):
+    started = getattr(config, "_corrupt_coverage", None)
+    if not started:
+        return
+    cov, target = started
+    cov.stop()
+    data = cov.get_data()
+    lines = {}
+    for measured in data.measured_files():
+        by_line = data.contexts_by_lineno(measured)
+        tests = {line: sorted(c for c in ctxs if c) for line, ctxs in by_line.items()}
+        tests = {line: nodeids for line, nodeids in tests.items() if nodeids}
+        if tests:
+            lines[_relative(measured)] = tests
+    with open(target, "w", encoding="utf-8") as fh:
+        json.dump(lines, fh)

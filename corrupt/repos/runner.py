@@ -1,0 +1,178 @@
+"""Run a repository's pytest suite in a sandbox and read back a typed report.
+
+The runner knows nothing about how a sandbox works: it copies our standalone
+pytest plugin into the working tree's ``.corrupt/`` folder, builds a
+:class:`Command` (``python -m pytest -p _corrupt_pytest_plugin ...``) whose
+``collect`` lists the result files, and parses the JSON lines the plugin
+wrote. Paths in the command are relative to the tree, so they mean the same
+thing on the host and inside a container.
+
+The tree's import root (``src`` in a src layout, else the tree itself) comes
+first on ``PYTHONPATH`` so the tests import the working tree, corruptions
+included, never the copy installed in the environment.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+from corrupt.repos.models import Command, Environment, Frame, Limits, TestReport, TestResult
+from corrupt.repos.sandbox import Sandbox
+
+PLUGIN_SOURCE = Path(__file__).with_name("pytest_plugin.py")
+PLUGIN_MODULE = "_corrupt_pytest_plugin"
+RUN_DIR = ".corrupt"
+TAIL_LINES = 40
+# --continue-on-collection-errors: a corruption that breaks one test module's
+# import must not hide the results of every other module.
+BASE_ARGV = [
+    "python", "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider",
+    "--continue-on-collection-errors",
+]
+
+
+def import_root(tree: Path) -> str:
+    """``src`` for a src layout (a ``src`` folder holding Python code), else ``.``."""
+    src = tree / "src"
+    if src.is_dir() and any(p.suffix == ".py" or (p / "__init__.py").is_file() for p in src.iterdir()):
+        return "src"
+    return "."
+
+
+def test_command(tree: Path) -> tuple[list[str], dict[str, str]]:
+    """The bare pytest command and environment additions, as users can rerun them."""
+    return ["python", "-m", "pytest"], {"PYTHONPATH": import_root(tree), "PYTHONHASHSEED": "0"}
+
+
+def run_tests(
+    sandbox: Sandbox,
+    env: Environment,
+    tree: Path,
+    *,
+    select: Sequence[str] | None = None,
+    max_failures: int | None = None,
+    timeout: float = 60.0,
+    per_test_timeout: float | None = None,
+    coverage: bool = False,
+    memory_mb: int | None = None,
+) -> TestReport:
+    """Run pytest in ``tree`` (all tests, or only the ``select`` nodeids).
+
+    ``max_failures`` stops the run after that many failing tests (a failure
+    budget for screening); ``timeout`` bounds the whole run and
+    ``per_test_timeout`` each test. With ``coverage`` the report's
+    ``line_coverage`` attribute maps file -> line -> nodeids.
+    """
+    tree = Path(tree)
+    run_id = uuid.uuid4().hex[:12]
+    run_dir = tree / RUN_DIR
+    run_dir.mkdir(exist_ok=True)
+    shutil.copyfile(PLUGIN_SOURCE, run_dir / f"{PLUGIN_MODULE}.py")
+    report_rel = f"{RUN_DIR}/report-{run_id}.jsonl"
+    cover_rel = f"{RUN_DIR}/coverage-{run_id}.json"
+    select_rel = f"{RUN_DIR}/select-{run_id}.txt"
+
+    argv, extra_env = test_command(tree)
+    argv = [*BASE_ARGV, f"--corrupt-report={report_rel}"]
+    extra_env["PYTHONPATH"] = f"{RUN_DIR}:{extra_env['PYTHONPATH']}"
+    collect = [report_rel]
+    if select is not None:
+        (tree / select_rel).write_text("".join(f"{n}\n" for n in select), encoding="utf-8")
+        argv += [f"--corrupt-select={select_rel}", *_test_files(tree, select)]
+    if max_failures:
+        argv.append(f"--maxfail={max_failures}")
+    if per_test_timeout:
+        argv.append(f"--corrupt-test-timeout={per_test_timeout}")
+    if coverage:
+        argv.append(f"--corrupt-coverage={cover_rel}")
+        collect.append(cover_rel)
+    limits = Limits(timeout=timeout, **({"memory_mb": memory_mb} if memory_mb else {}))
+    try:
+        result = sandbox.run(env, tree, Command(argv=argv, env=extra_env, limits=limits, collect=collect))
+        report, started = _parse(tree / report_rel, select)
+        output = (result.stdout + result.stderr).splitlines()
+        report.duration = result.duration
+        report.exit_code = result.exit_code
+        report.timed_out = result.timed_out
+        report.output_tail = "\n".join(output[-TAIL_LINES:])
+        if result.timed_out:
+            _mark_unfinished(report, started, "Timeout", "killed by the whole-run timeout")
+        elif result.killed:
+            _mark_unfinished(report, started, "Killed", f"the sandbox stopped the run ({result.killed})")
+        elif select is not None and not report.stopped_early:
+            _mark_missing(report, select)
+        if coverage:
+            report.line_coverage = _read_coverage(tree / cover_rel)
+        return report
+    finally:
+        for rel in (report_rel, cover_rel, select_rel):
+            (tree / rel).unlink(missing_ok=True)
+
+
+def _test_files(tree: Path, select: Sequence[str]) -> list[str]:
+    """Limit collection to the files the selected tests live in (collection is the slow part)."""
+    files = dict.fromkeys(n.split("::", 1)[0] for n in select)
+    return [f for f in files if (tree / f).exists()]
+
+
+def _parse(path: Path, select: Sequence[str] | None) -> tuple[TestReport, list[str]]:
+    """The report, and the tests that started (the last may not have finished)."""
+    report = TestReport(results={}, duration=0.0, exit_code=None)
+    started: list[str] = []
+    if not path.is_file():
+        return report, started
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:  # a line cut short by a kill
+            continue
+        kind = record.get("kind")
+        if kind == "start":
+            started.append(record["nodeid"])
+        elif kind == "test":
+            report.results[record["nodeid"]] = TestResult(
+                nodeid=record["nodeid"],
+                outcome=record["outcome"],
+                duration=record["duration"],
+                exc_type=record.get("exc_type"),
+                message=record.get("message"),
+                frames=[Frame(**f) for f in record.get("frames", [])],
+            )
+        elif kind == "collected":
+            report.collected += record["count"]
+        elif kind == "collect_error":
+            report.collect_errors[record["nodeid"]] = record["message"]
+        elif kind == "session":
+            report.stopped_early = report.stopped_early or record["stopped"]
+    return report, started
+
+
+def _mark_unfinished(report: TestReport, started: list[str], exc_type: str, message: str) -> None:
+    for nodeid in started:
+        if nodeid not in report.results:
+            report.results[nodeid] = TestResult(nodeid, "failed", exc_type=exc_type, message=message)
+
+
+def _mark_missing(report: TestReport, select: Sequence[str]) -> None:
+    """A selected test that never reported (its module or conftest failed to
+    import, or it no longer exists) counts as an error, not as silently absent."""
+    fallback = report.output_tail.strip().splitlines()[-1:] or ["the test did not run"]
+    for nodeid in select:
+        if nodeid in report.results:
+            continue
+        module_error = report.collect_errors.get(nodeid.split("::", 1)[0])
+        message = module_error.strip().splitlines()[-1:] if module_error else fallback
+        report.results[nodeid] = TestResult(
+            nodeid, "error", exc_type="CollectionError" if module_error else "NotRun", message=message[0] if message else None
+        )
+
+
+def _read_coverage(path: Path) -> dict[str, dict[int, list[str]]]:
+    if not path.is_file():
+        return {}
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return {file: {int(line): ids for line, ids in lines.items()} for file, lines in raw.items()}
