@@ -105,6 +105,46 @@ def build(
         )
 
 
+@app.command()
+@friendly
+def baseline(
+    repo: str = typer.Argument(..., help="github:owner/name[@rev], a git URL[@rev] or a local path"),
+    time_limit: float = typer.Option(60.0, help="seconds the suite may take"),
+    sandbox: str = typer.Option("local", help="local | docker"),
+) -> None:
+    """Check that a repository's suite is green, fast and stable; map tests to functions."""
+    from corrupt.graph import build_code_graph
+    from corrupt.repos.baseline import compute_baseline
+    from corrupt.repos.checkout import checkout
+    from corrupt.repos.coverage import coverage_map
+    from corrupt.repos.sandboxes import get_sandbox
+    from corrupt.repos.specs import parse_spec
+
+    with err_console.status("checking out") as status:
+        pinned = checkout(parse_spec(repo))
+        box = get_sandbox(sandbox)
+        try:
+            status.update("preparing the environment")
+            env = box.prepare(pinned, progress=status.update)
+            status.update("running the suite (twice, then under coverage)")
+            result = compute_baseline(pinned, box, env, time_limit=time_limit)
+        finally:
+            box.close()
+        status.update("building the code graph")
+        graph = build_code_graph(pinned.path)
+    spans = [(s.qualname, s.file, s.body_start or s.start_line, s.end_line) for s in graph.functions()]
+    covering = coverage_map(result, spans)
+    console.print(f"{pinned.name} @ {pinned.commit[:12]}")
+    console.print(f"tests: {len(result.tests)} passing, {len(result.skipped)} skipped, {len(result.flaky)} flaky")
+    console.print(f"time: {result.seconds:.2f} s per run")
+    if result.flaky:
+        console.print("flaky: " + ", ".join(result.flaky), highlight=False)
+    console.print(
+        f"functions: {len(covering)}; covered by >=1 test: {sum(1 for t in covering.values() if t)}; "
+        f"by >=5 tests: {sum(1 for t in covering.values() if len(t) >= 5)}"
+    )
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app(prog_name="corrupt")
 
