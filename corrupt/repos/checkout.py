@@ -1,0 +1,329 @@
+"""Pin a repository at one commit in the local cache.
+
+Cache layout (``cache_dir`` defaults to ``$XDG_CACHE_HOME/corrupt``, else ``~/.cache/corrupt``)::
+
+    repos/<host>/<owner>/<name>/repo.git       bare clone, only ever fetched into
+    repos/<host>/<owner>/<name>/trees/<sha>    the files of one commit
+    repos/local/<name>-<hash of its path>/trees/...   trees of local folders
+
+A checkout's ``path`` is a ``trees/<sha>`` folder: plain files (no ``.git``)
+extracted from git's objects with a throw-away index, so commits of one
+repository coexist and nothing a run does can reach the clone. Trees are
+read-only by convention: runs copy them into their own working copy.
+
+Revisions are resolved against the cached clone first and fetched only when
+unknown (or with ``refresh=True``), so a branch name keeps meaning the commit it
+meant when first cached: checkouts are reproducible without a network.
+
+Local folders: the root of a clean git work tree is pinned at ``HEAD`` (or the
+given ``@rev``). A folder with uncommitted changes, a folder inside a git
+repository, or a folder outside git is used *as it is on disk*: its files (for
+git, those git does not ignore) are copied into the cache and identified by a
+content hash, ``tree:<sha256>``, because no commit describes them.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import logging
+import os
+import re
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import git
+
+from corrupt.errors import CloneError, InputError, RepoNotFound, RevisionError, StarsError
+from corrupt.repos.github import repo_meta
+from corrupt.repos.models import Checkout, RepoMeta, RepoSpec
+from corrupt.repos.specs import check_rev
+
+log = logging.getLogger(__name__)
+
+# Never prompt (a prompt would hang a batch run), give up on stalled transfers,
+# and do not run LFS downloads while extracting trees.
+GIT_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes"),
+    "GIT_HTTP_LOW_SPEED_LIMIT": "1000",
+    "GIT_HTTP_LOW_SPEED_TIME": "60",
+    "GIT_LFS_SKIP_SMUDGE": "1",
+    "GIT_OPTIONAL_LOCKS": "0",
+}
+FETCH_REFSPECS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
+# Folders never copied from a plain (non-git) folder: caches and environments, not source.
+SKIPPED_DIRS = frozenset(
+    {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".eggs",
+     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", "node_modules"}
+)
+_NOT_FOUND = re.compile(
+    r"not found|returned error: 404|does not appear to be a git repository|does not exist|no such file", re.I
+)
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/corrupt``, else ``~/.cache/corrupt``."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "corrupt"
+
+
+def checkout(
+    spec: RepoSpec,
+    *,
+    cache_dir: Path | None = None,
+    min_stars: int = 0,
+    api_url: str | None = None,
+    token: str | None = None,
+    refresh: bool = False,
+) -> Checkout:
+    """Pin ``spec`` at one commit in the cache and return where its files are.
+
+    ``min_stars`` is enforced for ``github:`` specs (other specs have no star
+    count). ``refresh`` fetches from the remote even when the revision is known,
+    e.g. to move a branch name to its newest commit.
+    """
+    repos = Path(cache_dir or default_cache_dir()) / "repos"
+    if spec.rev is not None:
+        check_rev(spec.rev, str(spec))
+    if spec.kind == "local":
+        return _checkout_local(spec, repos)
+    meta: RepoMeta | None = None
+    url = spec.location
+    if spec.kind == "github":
+        meta = repo_meta(spec.location, api_url=api_url, token=token)
+        if meta.stars < min_stars:
+            raise StarsError(f"{meta.full_name} has {meta.stars} stars, fewer than --min-stars {min_stars}")
+        url = meta.clone_url or f"https://github.com/{spec.location}.git"
+    elif min_stars > 0:
+        log.warning("%s is not a github: spec, so its stars are unknown; --min-stars ignored", spec)
+    rev = spec.rev or (meta.default_branch if meta else None)
+    key_dir = repos / cache_key(url)
+    with _locked(key_dir):
+        repo = _ensure_clone(url, key_dir / "repo.git")
+        sha = _resolve_remote(repo, url, rev, refresh)
+        tree = _ensure_tree(repo, sha, key_dir / "trees" / sha)
+    return Checkout(
+        spec=spec,
+        name=meta.full_name if meta else display_name(url),
+        url=url,
+        commit=sha,
+        path=tree,
+        stars=meta.stars if meta else None,
+        meta=meta,
+    )
+
+
+def cache_key(url: str) -> Path:
+    """``<host>/<path segments>`` for a git URL, e.g. ``github.com/owner/name``."""
+    scp = re.fullmatch(r"(?:[^@/:]+@)?([^/:]+):(.+)", url) if "://" not in url else None
+    if scp:
+        host, path = scp.group(1), scp.group(2)
+    else:
+        parts = urlsplit(url)
+        host = "file" if parts.scheme == "file" else (parts.hostname or "unknown")
+        if parts.port:
+            host = f"{host}_{parts.port}"
+        path = unquote(parts.path)
+    segments = [_safe(s) for s in path.split("/") if s not in ("", ".", "..")] or ["repo"]
+    segments[-1] = segments[-1].removesuffix(".git") or "repo"
+    return Path(_safe(host.lower()), *segments)
+
+
+def display_name(url: str) -> str:
+    """``owner/name`` from the last two path segments of a URL (or just ``name``)."""
+    return "/".join(cache_key(url).parts[1:][-2:])
+
+
+def _safe(segment: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", segment)
+
+
+@contextmanager
+def _locked(key_dir: Path) -> Iterator[None]:
+    """Serialise work on one cache entry across processes (parallel builds share the cache)."""
+    key_dir.mkdir(parents=True, exist_ok=True)
+    with open(key_dir / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _ensure_clone(url: str, dest: Path) -> git.Repo:
+    """The cached bare clone of ``url``, cloning it first if needed (atomically: tmp + rename)."""
+    if (dest / "HEAD").is_file():
+        return git.Repo(dest)
+    log.info("cloning %s", url)
+    tmp = Path(tempfile.mkdtemp(prefix=".clone-", dir=dest.parent))
+    try:
+        git.Repo.clone_from(url, tmp, bare=True, env=GIT_ENV)
+    except git.GitCommandError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        reason = _git_reason(exc)
+        if _NOT_FOUND.search(str(exc.stderr)):
+            raise RepoNotFound(f"no git repository at {url}: {reason}") from None
+        raise CloneError(f"cannot clone {url}: {reason}") from None
+    tmp.rename(dest)
+    return git.Repo(dest)
+
+
+def _resolve_remote(repo: git.Repo, url: str, rev: str | None, refresh: bool) -> str:
+    """The commit sha of ``rev`` (default: the clone's HEAD), fetching only if it is unknown."""
+    wanted = rev or "HEAD"
+    sha = None if refresh else _rev_parse(repo, wanted)
+    if sha:
+        return sha
+    log.info("fetching %s to find %s", url, wanted)
+    try:
+        repo.git.fetch(url, *FETCH_REFSPECS, env=GIT_ENV)
+    except git.GitCommandError as exc:
+        raise CloneError(f"cannot fetch from {url}: {_git_reason(exc)}") from None
+    sha = _rev_parse(repo, wanted)
+    if sha is None and _FULL_SHA.fullmatch(wanted):
+        # A commit no branch or tag points at: ask for it by name (servers may refuse).
+        with suppress(git.GitCommandError):
+            repo.git.fetch(url, wanted, env=GIT_ENV)
+        sha = _rev_parse(repo, wanted)
+    if sha is None:
+        raise RevisionError(f"revision {wanted!r} not found in {url}")
+    return sha
+
+
+def _rev_parse(repo: git.Repo, rev: str) -> str | None:
+    try:
+        return repo.git.rev_parse("--verify", "--quiet", f"{rev}^{{commit}}")
+    except git.GitCommandError:
+        return None
+
+
+def _ensure_tree(repo: git.Repo, sha: str, dest: Path) -> Path:
+    """Extract commit ``sha`` into ``dest`` once, without touching ``repo``'s own index or HEAD."""
+    if dest.is_dir():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tree-", dir=dest.parent))
+    index = tmp.with_name(tmp.name + ".index")
+    env = {**GIT_ENV, "GIT_INDEX_FILE": str(index)}
+    base = ["git", f"--git-dir={repo.git_dir}", f"--work-tree={tmp}", "-c", "core.autocrlf=false"]
+    try:
+        repo.git.execute([*base, "read-tree", sha], env=env)
+        repo.git.execute([*base, "checkout-index", "--all", "--force"], env=env)
+    except git.GitCommandError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise CloneError(f"cannot extract commit {sha[:12]}: {_git_reason(exc)}") from None
+    finally:
+        index.unlink(missing_ok=True)
+    tmp.rename(dest)
+    return dest
+
+
+def _git_reason(exc: git.GitCommandError) -> str:
+    """The first ``fatal:``/``error:``/``remote:`` line of git's stderr: a short reason, not a dump."""
+    lines = [line.strip() for line in str(exc.stderr or "").splitlines()]
+    lines = [line.removeprefix("stderr: ").strip("'").strip() for line in lines]
+    marked = [line for line in lines if line.startswith(("fatal:", "error:", "remote:", "ssh:"))]
+    reason = (marked or [line for line in lines if line] or [f"git exited with status {exc.status}"])[0]
+    return re.sub(r"^(fatal|error|remote):\s*", "", reason)[:200]
+
+
+def _checkout_local(spec: RepoSpec, repos: Path) -> Checkout:
+    folder = Path(spec.location)
+    if not folder.is_dir():
+        raise InputError(f"no such repository folder: {folder}")
+    key_dir = repos / "local" / f"{_safe(folder.name)}-{hashlib.sha256(bytes(folder)).hexdigest()[:12]}"
+    repo = _git_repo_at(folder)
+    if repo is not None and (spec.rev or not _is_dirty(repo)):
+        sha = _rev_parse(repo, spec.rev or "HEAD")
+        if sha is None:
+            raise RevisionError(f"revision {spec.rev or 'HEAD'!r} not found in {folder}")
+        with _locked(key_dir):
+            tree = _ensure_tree(repo, sha, key_dir / "trees" / sha)
+        return Checkout(spec=spec, name=folder.name, url=str(folder), commit=sha, path=tree)
+    if spec.rev:
+        raise RevisionError(f"{folder} is not the root of a git repository, so @{spec.rev} has no meaning")
+    files = _folder_files(folder, in_git=repo is not None or _inside_git(folder))
+    digest = _digest(folder, files)
+    if repo is not None:
+        log.info("%s has uncommitted changes: using its files as they are (tree:%s), not HEAD",
+                 folder, digest[:12])
+    with _locked(key_dir):
+        tree = _ensure_copy(folder, files, key_dir / "trees" / f"tree-{digest}", digest)
+    return Checkout(spec=spec, name=folder.name, url=str(folder), commit=f"tree:{digest}", path=tree)
+
+
+def _git_repo_at(folder: Path) -> git.Repo | None:
+    """The git repository whose work tree root is ``folder`` and has a commit, else None."""
+    try:
+        repo = git.Repo(folder)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    if repo.bare or Path(repo.working_tree_dir or "").resolve() != folder:
+        return None
+    return repo if _rev_parse(repo, "HEAD") else None
+
+
+def _inside_git(folder: Path) -> bool:
+    try:
+        git.Repo(folder, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return False
+    return True
+
+
+def _is_dirty(repo: git.Repo) -> bool:
+    return bool(repo.git.status("--porcelain", "--untracked-files=normal", env=GIT_ENV))
+
+
+def _folder_files(folder: Path, *, in_git: bool) -> list[str]:
+    """Relative POSIX paths of the files that make up ``folder``, sorted."""
+    if in_git:
+        out = git.Git(folder).ls_files("-z", "--cached", "--others", "--exclude-standard", env=GIT_ENV)
+        names = {name for name in out.split("\0") if name}
+    else:
+        names = set()
+        for root, dirs, filenames in os.walk(folder):
+            dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info")]
+            rel = Path(root).relative_to(folder)
+            names.update((rel / f).as_posix() for f in filenames if not f.endswith((".pyc", ".pyo")))
+    return sorted(n for n in names if (folder / n).is_symlink() or (folder / n).is_file())
+
+
+def _digest(folder: Path, files: list[str], copy_to: Path | None = None) -> str:
+    """sha256 over each file's path, kind (file, executable, symlink) and bytes; optionally copying."""
+    digest = hashlib.sha256()
+    for name in files:
+        src = folder / name
+        if src.is_symlink():
+            kind, data = b"L", os.readlink(src).encode()
+        else:
+            data = src.read_bytes()
+            kind = b"X" if src.stat().st_mode & stat.S_IXUSR else b"F"
+        digest.update(b"%s\0%s %d\0" % (name.encode(), kind, len(data)))
+        digest.update(data)
+        if copy_to is not None:
+            target = copy_to / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, target, follow_symlinks=False)
+    return digest.hexdigest()
+
+
+def _ensure_copy(folder: Path, files: list[str], dest: Path, digest: str) -> Path:
+    """Copy ``files`` into ``dest`` once; if they changed since hashing, file them under the new hash."""
+    if dest.is_dir():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".copy-", dir=dest.parent))
+    copied = _digest(folder, files, copy_to=tmp)
+    if copied != digest:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise InputError(f"{folder} changed while it was being copied; run again once it is stable")
+    tmp.rename(dest)
+    return dest
