@@ -1,0 +1,177 @@
+"""Write a task out as a repository an agent can be dropped into.
+
+The corrupted tree gets a brand-new git history of one commit, so nothing in
+the folder — files, ``.git`` objects, reflogs, caches — holds the original
+code: the answer cannot be recovered with ``git log -p`` or ``git checkout``.
+The problem statement and the test command sit beside the code (``PROBLEM.md``,
+``TASK.json``, ``run_tests.sh``) and are excluded from git through
+``.git/info/exclude``, so ``git status`` and ``git diff`` show only the agent's
+own edits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from corrupt.errors import CorruptError, InputError, StoreError
+from corrupt.repos.models import RepoSpec
+from corrupt.tasks.models import Task
+
+PROBLEM_FILE = "PROBLEM.md"
+TASK_FILE = "TASK.json"
+RUNNER_FILE = "run_tests.sh"
+# Never copied: another history, byte-code and tool caches could all hold the original.
+IGNORED = shutil.ignore_patterns(
+    ".git",
+    "__pycache__",
+    "*.pyc",
+    "*.pyo",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".tox",
+    ".nox",
+    "*.orig",
+    "*.rej",
+    ".coverage",
+    ".coverage.*",
+)
+GIT_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "corrupt",
+    "GIT_AUTHOR_EMAIL": "corrupt@localhost",
+    "GIT_COMMITTER_NAME": "corrupt",
+    "GIT_COMMITTER_EMAIL": "corrupt@localhost",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+
+
+def runner_script(command: str) -> str:
+    return (
+        "#!/usr/bin/env bash\n"
+        "# Runs this task's tests from the repository root; extra arguments are passed on.\n"
+        "set -euo pipefail\n"
+        'cd "$(dirname "${BASH_SOURCE[0]}")"\n'
+        f'exec {command} "$@"\n'
+    )
+
+
+def task_manifest(task: Task) -> dict:
+    """What a harness needs to run the task; nothing that locates or undoes the corruption."""
+    return {
+        "task_id": task.task_id,
+        "repo": task.repo.name,
+        "mode": task.mode,
+        "kind": task.kind,
+        "test_command": task.tests.command,
+        "run_tests": f"./{RUNNER_FILE}",
+        "fail_to_pass": task.tests.fail_to_pass,
+        "pass_to_pass": task.tests.pass_to_pass,
+        "problem_statement": PROBLEM_FILE,
+    }
+
+
+def _git(args: list[str], cwd: Path, env: dict[str, str]) -> None:
+    result = subprocess.run(
+        ["git", "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null", *args],
+        cwd=cwd,
+        env={**os.environ, **GIT_ENV, **env},
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        reason = (result.stderr.strip().splitlines() or ["git failed"])[-1]
+        raise CorruptError(f"git {args[0]} failed in {cwd}: {reason}")
+
+
+def materialize_task(
+    task: Task, out: Path, *, tree: Path, files: dict[str, tuple[str, str]]
+) -> Path:
+    """Write ``task`` into the new folder ``out`` from the original ``tree``.
+
+    ``files`` maps each corrupted path to ``(original, corrupted)`` text; every
+    original must match ``tree`` exactly, so a tree that moved on since the
+    build is refused rather than silently mixed with the corruption.
+    """
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise InputError(f"{out} already exists and is not empty; choose a new --out folder")
+    for path, (original, _) in files.items():
+        source = tree / path
+        if not source.is_file() or source.read_bytes() != original.encode("utf-8"):
+            raise StoreError(
+                f"{path} in {tree} differs from the file the task was built from; "
+                "the repository changed since the build"
+            )
+    for name in (PROBLEM_FILE, TASK_FILE, RUNNER_FILE):
+        if (tree / name).exists():
+            raise StoreError(f"the repository has its own {name}; cannot write the task's")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(tree, out, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
+    for path, (_, corrupted) in files.items():
+        (out / path).write_text(corrupted, encoding="utf-8", newline="")
+    when = {"GIT_AUTHOR_DATE": task.created_at, "GIT_COMMITTER_DATE": task.created_at}
+    _git(["init", "-q", "-b", "main"], out, when)
+    _git(["add", "--all", "--force", "."], out, when)
+    _git(["commit", "-q", "--no-verify", "-m", f"Task {task.task_id}"], out, when)
+    info = out / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    with (info / "exclude").open("a", encoding="utf-8") as fh:
+        fh.write(f"/{PROBLEM_FILE}\n/{TASK_FILE}\n/{RUNNER_FILE}\n")
+    (out / PROBLEM_FILE).write_text(task.problem_statement.rstrip("\n") + "\n", encoding="utf-8")
+    (out / TASK_FILE).write_text(json.dumps(task_manifest(task), indent=2) + "\n", encoding="utf-8")
+    runner = out / RUNNER_FILE
+    runner.write_text(runner_script(task.tests.command), encoding="utf-8")
+    runner.chmod(0o755)
+    return out
+
+
+def original_tree(info: dict, *, cache_dir: Path | None = None) -> Path:
+    """The cached tree of the commit a store was built from (``Store.checkout_info()``).
+
+    A ``github:`` repository is reopened through its clone URL, so the cached
+    clone answers and no GitHub API call is needed.
+    """
+    from corrupt.repos.checkout import checkout
+    from corrupt.repos.specs import parse_spec
+
+    spec = parse_spec(info["spec"])
+    commit = str(info["commit"])
+    pinned = None if commit.startswith("tree:") else commit
+    if spec.kind == "github":
+        spec = RepoSpec("git", info["url"], pinned)
+    else:
+        spec = RepoSpec(spec.kind, spec.location, pinned)
+    pinned_checkout = checkout(spec, cache_dir=cache_dir)
+    if pinned_checkout.commit != commit:
+        raise StoreError(
+            f"{info['spec']} is now {pinned_checkout.commit[:17]}, not {commit[:17]} as built; "
+            "the folder changed since the build"
+        )
+    return pinned_checkout.path
+
+
+def materialize_from_store(
+    store_dir: Path, task_id: str, out: Path, *, cache_dir: Path | None = None
+) -> tuple[Task, Path]:
+    """Look ``task_id`` (or a unique prefix) up in a build folder and materialise it."""
+    from corrupt.tasks.store import Store
+
+    store = Store.open(store_dir)
+    try:
+        task = store.get_task(task_id)
+        info = store.checkout_info()
+        if not info.get("spec"):
+            raise StoreError(f"{store_dir} does not record which repository it was built from")
+        files = store.task_files(task.task_id)
+    finally:
+        store.close()
+    return task, materialize_task(
+        task, out, tree=original_tree(info, cache_dir=cache_dir), files=files
+    )

@@ -1,0 +1,88 @@
+"""Filter tasks that already exist by difficulty, mode and kind.
+
+Build-time slicing (``corrupt build --slice``) decides what gets corrupted;
+this is the after-the-fact view for sets built with wide slices: the same
+percentile bands, applied to each task's recorded ``difficulty``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from corrupt.errors import InputError
+from corrupt.selection.models import SliceSpec
+from corrupt.tasks.models import Task
+
+BUILD_MODES = ("remove", "discovery", "multi")
+KINDS = ("deletion", "adversarial", "multi")
+
+
+def build_mode(task: Task) -> str:
+    """The ``corrupt build --mode`` a task came from: multi-function tasks are their own mode."""
+    return "multi" if task.kind == "multi" else task.mode
+
+
+def _choices(
+    values: Iterable[str] | None, allowed: tuple[str, ...], option: str
+) -> set[str] | None:
+    chosen = {v.strip().lower() for v in values or () if v.strip()}
+    chosen.discard("all")
+    unknown = sorted(chosen - set(allowed))
+    if unknown:
+        raise InputError(f"unknown {option} {', '.join(unknown)}; choose from {', '.join(allowed)}")
+    return chosen or None
+
+
+def slice_tasks(
+    tasks: Iterable[Task],
+    spec: SliceSpec,
+    *,
+    modes: Iterable[str] | None = None,
+    kinds: Iterable[str] | None = None,
+) -> list[Task]:
+    """The tasks inside ``spec`` whose build mode and kind are among those asked for."""
+    wanted_modes = _choices(modes, BUILD_MODES, "--mode")
+    wanted_kinds = _choices(kinds, KINDS, "--kind")
+    return [
+        t
+        for t in tasks
+        if spec.contains(t.difficulty.centrality_pct, t.difficulty.complexity_pct)
+        and (wanted_modes is None or build_mode(t) in wanted_modes)
+        and (wanted_kinds is None or t.kind in wanted_kinds)
+    ]
+
+
+def read_jsonl(path: Path) -> list[Task]:
+    tasks = []
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                tasks.append(Task.model_validate_json(line))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"])
+                raise InputError(
+                    f"{path}:{number} is not a task record ({where}: {first['msg']})"
+                ) from None
+    return tasks
+
+
+def load_tasks(source: Path) -> list[Task]:
+    """Tasks of a build folder (its store) or of a task JSONL file."""
+    source = Path(source)
+    if source.is_file():
+        return read_jsonl(source)
+    if not source.is_dir():
+        raise InputError(f"no such build folder or task file: {source}")
+    from corrupt.tasks.store import Store
+
+    store = Store.open(source)
+    try:
+        return store.list_tasks()
+    finally:
+        store.close()

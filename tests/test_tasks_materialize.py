@@ -1,0 +1,255 @@
+"""Materialisation, slicing, export and show through the real CLI over a real store and git repo."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tasks_factory import ADVERSARIAL, BODY_MARKER, MULTI, ORIGINAL, PRICING, make_task, write_repo
+from typer.testing import CliRunner
+
+from corrupt.cli import app
+from corrupt.errors import InputError, StoreError
+from corrupt.tasks.materialize import materialize_task
+from corrupt.tasks.store import CandidateRow, Store
+
+DELETION = {
+    "src/shop/pricing.py": PRICING.replace(
+        """    subtotal = 0
+    for price, qty in items:
+        subtotal += price * qty
+    if discount:
+        subtotal -= subtotal * discount / 100
+    return round(subtotal, 2)
+""",
+        "    raise NotImplementedError\n",
+    )
+}
+DELETED_BODY = [
+    "subtotal = 0",
+    BODY_MARKER,
+    "subtotal -= subtotal * discount / 100",
+    "round(subtotal, 2)",
+]
+
+
+@pytest.fixture
+def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A build folder over a real local git repository: tasks of all three kinds."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    repo = write_repo(tmp_path / "shop", ORIGINAL)
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    )
+    store = Store.open(tmp_path / "build", create=True)
+    store.bind_repo(
+        {
+            "name": "shop",
+            "url": str(repo),
+            "commit": head.stdout.strip(),
+            "spec": str(repo),
+            "stars": None,
+        }
+    )
+    tasks = {}
+    for name, corrupted, kind, pct in [
+        ("adversarial", ADVERSARIAL, "adversarial", (95.0, 92.0)),
+        ("multi", MULTI, "multi", (60.0, 70.0)),
+        ("deletion", DELETION, "deletion", (20.0, 30.0)),
+    ]:
+        task, files = make_task(corrupted, kind=kind, centrality=pct[0], complexity=pct[1])
+        store.record_candidate(
+            CandidateRow(
+                name,
+                task.mode,
+                [t.qualname for t in task.targets],
+                "verified",
+                "",
+                task.corruptor,
+                1,
+                0.1,
+                task.task_id,
+                None,
+            ),
+            task,
+            files,
+        )
+        tasks[name] = (task, files)
+    store.close()
+    return tmp_path / "build", tasks, repo
+
+
+def all_git_objects(repo: Path) -> str:
+    listing = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"],
+        cwd=repo,
+        capture_output=True,
+        check=True,
+    )
+    return listing.stdout.decode("utf-8", errors="replace")
+
+
+def all_files_text(root: Path) -> str:
+    return "\n".join(
+        p.read_bytes().decode("utf-8", "replace") for p in root.rglob("*") if p.is_file()
+    )
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.mark.parametrize("name, gone", [("adversarial", [BODY_MARKER]), ("deletion", DELETED_BODY)])
+def test_materialized_repo_hides_the_original(
+    build, tmp_path: Path, name: str, gone: list[str]
+) -> None:
+    folder, tasks, _ = build
+    task, files = tasks[name]
+    out = tmp_path / "task"
+    result = run("materialize", task.task_id[:8], "--out", str(out), "--store", str(folder))
+    assert result.exit_code == 0, result.output
+    log = subprocess.run(
+        ["git", "log", "--format=%H %s"], cwd=out, capture_output=True, text=True, check=True
+    )
+    assert len(log.stdout.splitlines()) == 1
+    everything = all_files_text(out) + all_git_objects(out)  # loose and packed objects alike
+    for text in gone:
+        assert text not in everything
+    assert not list(out.rglob("*.orig")) and not list(out.rglob("__pycache__"))
+    for path, (_, corrupted) in files.items():
+        assert (out / path).read_bytes() == corrupted.encode()
+    assert (out / "src/shop/tax.py").read_bytes() == ORIGINAL[
+        "src/shop/tax.py"
+    ].encode()  # CRLF kept
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=out, capture_output=True, text=True, check=True
+    )
+    assert status.stdout == ""  # PROBLEM.md, TASK.json, run_tests.sh are excluded
+    assert (out / "PROBLEM.md").read_text(encoding="utf-8").startswith("Some tests fail")
+    manifest = json.loads((out / "TASK.json").read_text(encoding="utf-8"))
+    assert manifest["task_id"] == task.task_id and manifest["test_command"] == task.tests.command
+    assert "edit_script" not in manifest and "fix_patch" not in manifest
+
+
+def test_run_tests_script_shows_the_failure(build, tmp_path: Path) -> None:
+    folder, tasks, _ = build
+    out = tmp_path / "task"
+    assert (
+        run(
+            "materialize",
+            tasks["adversarial"][0].task_id,
+            "--out",
+            str(out),
+            "--store",
+            str(folder),
+        ).exit_code
+        == 0
+    )
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONPATH", None)
+    ran = subprocess.run(
+        [str(out / "run_tests.sh"), "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert (
+        "test_total FAILED" in ran.stdout or "FAILED tests/test_shop.py::test_total" in ran.stdout
+    )
+    assert "2 failed, 2 passed" in ran.stdout
+
+
+def test_materialize_refuses_a_used_folder_and_a_changed_tree(tmp_path: Path) -> None:
+    task, files = make_task(ADVERSARIAL)
+    tree = write_repo(tmp_path / "tree", ORIGINAL, git=False)
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "keep.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(InputError, match="not empty"):
+        materialize_task(task, used, tree=tree, files=files)
+    (tree / "src/shop/pricing.py").write_text(PRICING + "\n# edited\n", encoding="utf-8")
+    with pytest.raises(StoreError, match="changed since the build"):
+        materialize_task(task, tmp_path / "new", tree=tree, files=files)
+    assert not (tmp_path / "new").exists()
+
+
+def test_unknown_and_ambiguous_task_ids(build, tmp_path: Path) -> None:
+    folder, _, _ = build
+    result = run("materialize", "zzzz", "--out", str(tmp_path / "x"), "--store", str(folder))
+    assert result.exit_code == 25 and "no task 'zzzz'" in result.output
+    assert run("show", "", "--store", str(folder)).exit_code == 25  # every task matches ""
+    missing = run("show", "abc", "--store", str(tmp_path / "nowhere"))
+    assert missing.exit_code == 22 and "no task store" in missing.output
+
+
+def test_show_prints_metadata_and_diff(build) -> None:
+    folder, tasks, _ = build
+    task = tasks["multi"][0]
+    result = run("show", task.task_id[:10], "--store", str(folder))
+    assert result.exit_code == 0, result.output
+    for text in [
+        task.task_id,
+        "multi",
+        "acme/shop",
+        "swap_binop",
+        "+    return round(amount - extra, 2)",
+    ]:
+        assert text in result.output
+    fix = run("show", task.task_id, "--store", str(folder), "--fix")
+    assert "+    return round(amount + extra, 2)" in fix.output
+
+
+def test_slice_filters_by_difficulty_mode_and_kind(build, tmp_path: Path) -> None:
+    folder, tasks, _ = build
+    out = tmp_path / "hard.jsonl"
+    result = run("slice", str(folder), "--out", str(out), "--slice", "hard")
+    assert result.exit_code == 0, result.output
+    assert [json.loads(x)["task_id"] for x in out.read_text().splitlines()] == [
+        tasks["adversarial"][0].task_id
+    ]
+    run(
+        "slice",
+        str(folder),
+        "--out",
+        str(out),
+        "--centrality-pct",
+        "0:70",
+        "--mode",
+        "multi",
+        "--mode",
+        "remove",
+    )
+    assert {json.loads(x)["kind"] for x in out.read_text().splitlines()} == {"multi", "deletion"}
+    run(
+        "slice", str(out), "--out", str(tmp_path / "again.jsonl"), "--kind", "deletion"
+    )  # a JSONL source
+    assert len((tmp_path / "again.jsonl").read_text().splitlines()) == 1
+    empty = run("slice", str(folder), "--out", str(tmp_path / "e.jsonl"), "--complexity-pct", "99")
+    assert empty.exit_code == 21 and "none of the 3 tasks" in empty.output
+    bad = run("slice", str(folder), "--out", str(tmp_path / "e.jsonl"), "--centrality-pct", "x")
+    assert bad.exit_code == 2 and "--centrality-pct" in bad.output and "Traceback" not in bad.output
+    assert run("slice", str(folder), "--out", str(out), "--mode", "fast").exit_code == 2
+
+
+def test_export_from_a_build_folder(build, tmp_path: Path) -> None:
+    folder, tasks, _ = build
+    result = run("export", str(folder), "--format", "pdb")
+    assert result.exit_code == 0, result.output
+    assert "4 pdb records from 3 tasks" in result.output  # the multi task has two files
+    assert len((folder / "pdb.jsonl").read_text().splitlines()) == 4
+    out = tmp_path / "sw.jsonl"
+    assert run("export", str(folder), "--format", "swesmith", "--out", str(out)).exit_code == 0
+    assert {json.loads(x)["base_commit"] for x in out.read_text().splitlines()} == {
+        tasks["multi"][0].repo.commit
+    }
+    assert run("export", str(folder), "--format", "xml").exit_code == 2
+    records = tmp_path / "tasks.jsonl"
+    assert run("export", str(folder), "--out", str(records)).exit_code == 0
+    pdb_from_jsonl = run("export", str(records), "--format", "pdb")
+    assert pdb_from_jsonl.exit_code == 2 and "needs the corrupted files" in pdb_from_jsonl.output
