@@ -145,6 +145,92 @@ def baseline(
     )
 
 
+@app.command()
+@friendly
+def export(
+    source: Path = typer.Argument(..., help="build folder (or a task JSONL file)"),
+    format_: str = typer.Option("jsonl", "--format", help="jsonl | swesmith | pdb | parquet"),
+    out: Path | None = typer.Option(None, help="file to write (default: in the build folder)"),
+) -> None:
+    """Write a build's tasks as JSONL, SWE-smith instances, PDB records or Parquet."""
+    from corrupt.errors import InputError
+    from corrupt.tasks.export import DEFAULT_NAMES, FORMATS, export_tasks
+    from corrupt.tasks.slicing import load_tasks
+    from corrupt.tasks.store import Store
+
+    if format_ not in FORMATS:
+        raise InputError(f"unknown export format {format_!r}; choose one of {', '.join(FORMATS)}")
+    tasks = load_tasks(source)
+    files_for = None
+    if source.is_dir():
+        store = Store.open(source)
+        files_for = lambda task: store.task_files(task.task_id)  # noqa: E731
+    target = out or (source if source.is_dir() else source.parent) / DEFAULT_NAMES[format_]
+    written = export_tasks(tasks, format_, target, files_for=files_for)
+    console.print(f"{written} {format_} records from {len(tasks)} tasks -> {target}", highlight=False)
+
+
+@app.command(name="slice")
+@friendly
+def slice_command(
+    source: Path = typer.Argument(..., help="build folder (or a task JSONL file)"),
+    out: Path = typer.Option(..., help="JSONL file to write the matching tasks to"),
+    slice_: str | None = typer.Option(None, "--slice", help="easy | medium | hard"),
+    centrality_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of centrality"),
+    complexity_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of complexity"),
+    mode: list[str] | None = typer.Option(None, help="remove | discovery | multi (repeatable)"),
+    kind: list[str] | None = typer.Option(None, help="deletion | adversarial | multi (repeatable)"),
+) -> None:
+    """Filter existing tasks by difficulty, mode and kind into a new JSONL file."""
+    from corrupt.errors import SelectionError
+    from corrupt.selection.slices import slice_spec
+    from corrupt.tasks.export import export_tasks
+    from corrupt.tasks.slicing import load_tasks, slice_tasks
+
+    spec = slice_spec(slice_, centrality_pct, complexity_pct)
+    tasks = load_tasks(source)
+    chosen = slice_tasks(tasks, spec, modes=mode, kinds=kind)
+    if not chosen:
+        raise SelectionError(f"none of the {len(tasks)} tasks in {source} is in slice {spec.describe()}")
+    export_tasks(chosen, "jsonl", out)
+    console.print(f"{len(chosen)} of {len(tasks)} tasks in slice {spec.describe()} -> {out}", highlight=False)
+
+
+@app.command()
+@friendly
+def materialize(
+    task_id: str = typer.Argument(..., help="task id, or a unique prefix of one"),
+    out: Path = typer.Option(..., help="new folder for the corrupted repository"),
+    store: Path | None = typer.Option(None, help="build folder (default: . or the one in out/ holding the task)"),
+) -> None:
+    """Write a task's corrupted repository with a fresh one-commit history, problem and test command."""
+    from corrupt.tasks.materialize import RUNNER_FILE, materialize_from_store
+    from corrupt.tasks.show import resolve_store
+
+    task, path = materialize_from_store(resolve_store(task_id, store), task_id, out)
+    console.print(f"task {task.task_id} ({task.mode}/{task.kind}) -> {path}", highlight=False)
+    console.print(f"read {path / 'PROBLEM.md'}; run the tests with {path / RUNNER_FILE}", highlight=False)
+
+
+@app.command()
+@friendly
+def show(
+    task_id: str = typer.Argument(..., help="task id, or a unique prefix of one"),
+    store: Path | None = typer.Option(None, help="build folder (default: . or the one in out/ holding the task)"),
+    fix: bool = typer.Option(False, help="show the repair diff instead of the corruption"),
+) -> None:
+    """Show a task's metadata, problem statement and syntax-highlighted diff."""
+    from corrupt.tasks.show import render_task, resolve_store
+    from corrupt.tasks.store import Store
+
+    opened = Store.open(resolve_store(task_id, store))
+    try:
+        task = opened.get_task(task_id)
+    finally:
+        opened.close()
+    console.print(render_task(task, fix=fix))
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app(prog_name="corrupt")
 
