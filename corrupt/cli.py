@@ -231,6 +231,45 @@ def show(
     console.print(render_task(task, fix=fix))
 
 
+@app.command()
+@friendly
+def search(
+    min_stars: int = typer.Option(1000, help="only repositories with at least this many stars"),
+    language: str = typer.Option("Python", help="GitHub's primary-language filter"),
+    created_after: str | None = typer.Option(None, help="YYYY-MM-DD: created after this day (contamination-safe)"),
+    pushed_after: str | None = typer.Option(None, help="YYYY-MM-DD: pushed to after this day"),
+    max_size: int | None = typer.Option(None, help="largest repository size in KB"),
+    limit: int = typer.Option(30, help="how many repositories to list, most-starred first"),
+    api_url: str | None = typer.Option(None, help="GitHub API URL (default $CORRUPT_GITHUB_API_URL or api.github.com)"),
+    max_wait: float = typer.Option(60.0, help="seconds to wait for a rate-limit reset before giving up"),
+    json_lines: bool = typer.Option(False, "--json", help="one JSON object per line instead of a table"),
+) -> None:
+    """Find candidate repositories on GitHub (token from $GITHUB_TOKEN, optional)."""
+    import dataclasses
+    import json
+
+    from rich.table import Table
+
+    from corrupt.repos.github import search_repositories
+
+    found = search_repositories(
+        min_stars=min_stars, language=language, created_after=created_after, pushed_after=pushed_after,
+        max_size_kb=max_size, limit=limit, api_url=api_url, max_wait=max_wait,
+    )
+    if json_lines:
+        for meta in found:
+            typer.echo(json.dumps(dataclasses.asdict(meta)))
+        return
+    if not found:
+        err_console.print("no repositories match these filters")
+        return
+    table = Table("repository", "stars", "created", "pushed", "license")
+    for meta in found:
+        table.add_row(meta.full_name, str(meta.stars), (meta.created_at or "")[:10],
+                      (meta.pushed_at or "")[:10], meta.license or "")
+    console.print(table)
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app(prog_name="corrupt")
 

@@ -24,6 +24,7 @@ from itertools import islice
 from typing import Any
 from urllib.parse import urlsplit
 
+import github
 import requests
 from github import Auth, Github, GithubException, GithubRetry
 from github.GithubException import (
@@ -84,10 +85,11 @@ def github_client(
 ) -> Github:
     """A PyGithub client that waits at most ``max_wait`` s for a rate-limit reset."""
     token = token or os.environ.get(TOKEN_ENV) or None
+    github.set_log_level(logging.WARNING)  # PyGithub logs every retry at INFO to stderr by default
     retry = _AnnouncedRetry(
         max_rate_limit_wait=max_wait,
         total=5,
-        connect=1,
+        connect=0,
         read=1,
         backoff_factor=0.5,
         status_forcelist=[429, *range(500, 600)],
@@ -222,6 +224,10 @@ def _github_errors(doing: str, api_url: str, token: str | None) -> Iterator[None
         raise GitHubError(f"GitHub rejected the token (from ${TOKEN_ENV} or --token): bad credentials") from None
     except GithubException as exc:
         raise GitHubError(f"GitHub refused {doing}: HTTP {exc.status} {_reason(exc)}") from None
+    except requests.exceptions.RetryError as exc:
+        answers = re.search(r"too many \d+ error responses", str(exc))
+        reason = answers.group(0) if answers else "repeated errors"
+        raise GitHubError(f"GitHub kept failing while {doing} ({reason}); try again later") from None
     except requests.RequestException as exc:
         raise GitHubError(f"cannot reach the GitHub API at {api_url}: {_network_reason(exc)}") from None
 
@@ -251,9 +257,5 @@ def _retry_time(exc: RateLimitExceededException) -> str:
 
 def _network_reason(exc: requests.RequestException) -> str:
     match = re.search(r"\[Errno -?\d+\] ([^'\")]+)", str(exc))
-    if match:
-        return match.group(1).strip()
-    if isinstance(exc, requests.exceptions.RetryError):
-        return "it kept failing after several retries"
-    return type(exc).__name__
+    return match.group(1).strip() if match else type(exc).__name__
 

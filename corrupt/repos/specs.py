@@ -16,6 +16,7 @@ Parsing never touches the network; whether a repository or revision exists is
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -47,7 +48,7 @@ def parse_spec(text: str) -> RepoSpec:
     scheme = text.split("://", 1)[0].lower() if "://" in text else None
     if scheme is not None:
         return _parse_url(text, scheme)
-    if _SCP_LIKE.fullmatch(text) and not Path(text).expanduser().exists():
+    if _SCP_LIKE.fullmatch(text) and not _exists(_expand(text)):
         return _parse_scp_like(text)
     return _parse_local(text)
 
@@ -101,14 +102,26 @@ def _parse_scp_like(text: str) -> RepoSpec:
     return RepoSpec("git", url, rev)
 
 
+def _expand(text: str) -> Path:
+    return Path(os.path.expanduser(text))
+
+
+def _exists(path: Path) -> bool:
+    """Path.exists that answers False for names the OS cannot even look up (NUL, too long)."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _parse_local(text: str) -> RepoSpec:
-    path = Path(text).expanduser()
+    path = _expand(text)
     rev = None
-    if not path.exists() and "@" in text:
+    if not _exists(path) and "@" in text:
         base, rev = text.rsplit("@", 1)
-        path = Path(base).expanduser()
+        path = _expand(base)
         check_rev(rev, text)
-    if not path.exists():
+    if not _exists(path):
         raise InputError(f"no such repository path: {text} (nor a github:owner/name spec or git URL)")
     if not path.is_dir():
         raise InputError(f"{text} is not a folder: give the repository's folder")
