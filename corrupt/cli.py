@@ -155,18 +155,25 @@ def export(
     """Write a build's tasks as JSONL, SWE-smith instances, PDB records or Parquet."""
     from corrupt.errors import InputError
     from corrupt.tasks.export import DEFAULT_NAMES, FORMATS, export_tasks
-    from corrupt.tasks.slicing import load_tasks
+    from corrupt.tasks.slicing import read_jsonl
     from corrupt.tasks.store import Store
 
     if format_ not in FORMATS:
         raise InputError(f"unknown export format {format_!r}; choose one of {', '.join(FORMATS)}")
-    tasks = load_tasks(source)
-    files_for = None
-    if source.is_dir():
+    if source.is_file():  # a task JSONL: records only, no file contents
+        tasks = read_jsonl(source)
+        target = out or source.parent / DEFAULT_NAMES[format_]
+        written = export_tasks(tasks, format_, target)
+    else:
+        if not source.is_dir():
+            raise InputError(f"no such build folder or task file: {source}")
         store = Store.open(source)
-        files_for = lambda task: store.task_files(task.task_id)  # noqa: E731
-    target = out or (source if source.is_dir() else source.parent) / DEFAULT_NAMES[format_]
-    written = export_tasks(tasks, format_, target, files_for=files_for)
+        try:
+            tasks = store.list_tasks()
+            target = out or source / DEFAULT_NAMES[format_]
+            written = export_tasks(tasks, format_, target, files_for=lambda t: store.task_files(t.task_id))
+        finally:
+            store.close()
     console.print(f"{written} {format_} records from {len(tasks)} tasks -> {target}", highlight=False)
 
 
