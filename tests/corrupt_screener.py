@@ -16,6 +16,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from corrupt.repos.models import Frame, TestReport, TestResult
 
 PLUGIN = """
@@ -128,3 +130,34 @@ class FixtureScreener:
             stopped_early=bool(max_failures) and failing >= max_failures,
             output_tail=proc.stdout[-2000:],
         )
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "corrupt_search" / "inventory"
+CORE = "inventory/core.py"
+
+
+@pytest.fixture(scope="session")
+def inventory(tmp_path_factory) -> tuple[FixtureScreener, set[str]]:
+    """A screener over the inventory fixture and its baseline passing tests."""
+    screener = FixtureScreener(FIXTURE, tmp_path_factory.mktemp("corrupt_search"))
+    report = screener({}, None, None)
+    assert report.passing() and not report.failing(), report.output_tail
+    return screener, report.passing()
+
+
+def core_source() -> str:
+    with open(FIXTURE / CORE, encoding="utf-8", newline="") as fh:
+        return fh.read()
+
+
+def def_line(source: str, name: str) -> int:
+    """1-based line of ``def name`` in ``source``."""
+    for number, line in enumerate(source.splitlines(), 1):
+        if line.lstrip().startswith(f"def {name}("):
+            return number
+    raise LookupError(name)
+
+
+def replace_once(source: str, old: str, new: str) -> str:
+    assert source.count(old) == 1, old
+    return source.replace(old, new)

@@ -32,7 +32,15 @@ from corrupt.corrupt.models import (
     Mutant,
     Screener,
 )
-from corrupt.corrupt.screening import DistanceTo, Screening, effect_of, screen, subtlety
+from corrupt.corrupt.screening import (
+    DistanceTo,
+    FrameNames,
+    Screening,
+    Subtlety,
+    effect_of,
+    screen,
+    subtlety,
+)
 from corrupt.corrupt.validate import corruption_problems, find_function
 from corrupt.errors import CorruptError
 
@@ -42,6 +50,11 @@ class _Survivor:
     mutant: Mutant
     result: Screening
     span: tuple[int, int]
+    names: FrameNames
+
+    def subtlety(self, distance_to: DistanceTo | None) -> Subtlety:
+        size = len(self.mutant.lines)
+        return subtlety(self.result, self.span, size, self.names, distance_to)
 
 
 def adversarial_search(
@@ -107,18 +120,19 @@ def adversarial_search(
         else:
             entry["outcome"] = "survivor"
             span = _span(mutant.corrupted, qualname, def_line)
-            survivors.append(_Survivor(mutant, result, span))
+            names = FrameNames(file, mutant.corrupted, qualname, def_line)
+            survivors.append(_Survivor(mutant, result, span, names))
 
     if not survivors:
         outcome.reason = _no_survivor_reason(outcome, min_failing)
         return outcome
 
-    _rank(survivors, file, distance_to)
+    _rank(survivors, distance_to)
     for survivor in [s for s in survivors if not s.result.exact][:rank_runs]:
         full = screen(screener, {file: survivor.mutant.corrupted}, tests, baseline_passing, None)
         if not full.error and not full.timed_out and len(full.failing) >= min_failing:
             survivor.result = full
-    _rank(survivors, file, distance_to)
+    _rank(survivors, distance_to)
     best = survivors[0]
     outcome.corruption = _corruption(best, source, file, qualname, survivors, seed, distance_to)
     return outcome
@@ -169,11 +183,11 @@ def _span(corrupted: str, qualname: str, def_line: int) -> tuple[int, int]:
     return (found.start, found.end) if found else (def_line, def_line)
 
 
-def _rank(survivors: list[_Survivor], file: str, distance_to) -> None:
+def _rank(survivors: list[_Survivor], distance_to: DistanceTo | None) -> None:
     """Subtlest first; ties broken by operator and lines so the order is reproducible."""
     survivors.sort(
         key=lambda s: (
-            subtlety(s.result, file, s.span, len(s.mutant.lines), distance_to).score,
+            s.subtlety(distance_to).score,
             s.mutant.operator,
             s.mutant.lines,
         )
@@ -192,7 +206,7 @@ def _no_survivor_reason(outcome: CorruptionOutcome, min_failing: int) -> str:
 
 def _corruption(best, source, file, qualname, survivors, seed, distance_to) -> Corruption:
     mutant, result = best.mutant, best.result
-    profile = subtlety(result, file, best.span, len(mutant.lines), distance_to)
+    profile = best.subtlety(distance_to)
     bug = Bug(
         target=qualname,
         file=file,
@@ -201,7 +215,7 @@ def _corruption(best, source, file, qualname, survivors, seed, distance_to) -> C
         subcategory=mutant.odc_subcategory,
         operator=mutant.operator,
         hef_category=mutant.hef_category,
-        effect=effect_of(result, file, best.span, distance_to),
+        effect=effect_of(result, best.span, best.names, distance_to),
     )
     others = [
         {
@@ -209,7 +223,7 @@ def _corruption(best, source, file, qualname, survivors, seed, distance_to) -> C
             "lines": s.mutant.lines,
             "failing": len(s.result.failing),
             "exact": s.result.exact,
-            "score": subtlety(s.result, file, s.span, len(s.mutant.lines), distance_to).score,
+            "score": s.subtlety(distance_to).score,
         }
         for s in survivors[1:]
     ]

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from corrupt.corrupt.models import Bug, Corruption, CorruptionOutcome, FileChange, Screener
-from corrupt.corrupt.screening import DistanceTo, Screening, effect_of, screen, subtlety
+from corrupt.corrupt.screening import (
+    DistanceTo,
+    FrameNames,
+    Screening,
+    effect_of,
+    screen,
+    subtlety,
+)
 from corrupt.corrupt.validate import (
     changed_lines,
     corruption_problems,
@@ -112,6 +119,7 @@ class _Attempt:
     corrupted: str
     result: Screening
     span: tuple[int, int]
+    names: FrameNames
     score: float
     args: dict[str, Any]
 
@@ -241,7 +249,7 @@ class LLMCorruptor:
             subcategory=str(args.get("subcategory") or "unclassified")[:80],
             operator="llm",
             hef_category=hef if hef in HEF_CATEGORIES else "",
-            effect=effect_of(best.result, file, best.span, distance_to),
+            effect=effect_of(best.result, best.span, best.names, distance_to),
         )
         return Corruption(
             kind="adversarial",
@@ -346,9 +354,9 @@ class _Session:
         except errors.RateLimitError:
             self.stop_reason = "LLM endpoint kept answering 429 (rate limited) after retries"
         except errors.APIStatusError as exc:
-            self.stop_reason = (
-                f"LLM endpoint answered HTTP {exc.status_code}: {_short(exc.message)}"
-            )
+            body = exc.body if isinstance(exc.body, dict) else {}
+            detail = str(body.get("message") or exc.message)
+            self.stop_reason = f"LLM endpoint answered HTTP {exc.status_code}: {_short(detail)}"
         except errors.OpenAIError as exc:
             self.stop_reason = f"LLM request failed: {_short(str(exc))}"
         else:
@@ -401,11 +409,13 @@ class _Session:
             )
         span = find_function(ast.parse(corrupted), self.qualname, self.def_line)
         bounds = (span.start, span.end) if span else (self.def_line, self.def_line)
-        score = subtlety(result, self.file, bounds, len(entry["lines"]), self.distance_to).score
+        names = FrameNames(self.file, corrupted, self.qualname, self.def_line)
+        size = len(entry["lines"])
+        score = subtlety(result, bounds, size, names, self.distance_to).score
         entry.update(outcome="valid", score=score)
         self.valid += 1
         if self.best is None or score < self.best.score:
-            self.best = _Attempt(corrupted, result, bounds, score, args)
+            self.best = _Attempt(corrupted, result, bounds, names, score, args)
         return (
             f"Accepted: {len(result.failing)} of {result.ran} tests fail (subtlety score "
             f"{score:.3f}, lower is better). You may submit a subtler variant: fewer failing "

@@ -9,22 +9,22 @@ target (the traceback does not point at it).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from corrupt.corrupt.models import Effect, Screener
+from corrupt.corrupt.validate import find_function
 from corrupt.errors import CorruptError
-from corrupt.graph.models import CodeGraph
 from corrupt.repos.models import Frame, TestReport, TestResult
 
 # Exception types that mean "a test's expectation was not met" rather than "the code crashed".
 ASSERTION_TYPES = frozenset({"AssertionError", "Failed", "DID NOT RAISE"})
 
-# How a traceback maps to call-graph steps from the target: a callback over a
-# failure's frames, or a map from a frame's function name to its hop distance.
-DistanceTo = Callable[[Sequence[Frame]], "int | None"] | Mapping[str, int]
+# Call-graph steps from a failure to the target: a callback over the qualified
+# names of the failure's frames (fewest hops, None if unreachable), or a map
+# from qualified name to hop distance.
+DistanceTo = Callable[[list[str]], "int | None"] | Mapping[str, int]
 
 # Weights of the subtlety score (lower is subtler). The failing share dominates
 # (it ranges 0..1); a crash costs half of that range, a target visible in every
@@ -89,26 +89,86 @@ def is_crash(result: TestResult) -> bool:
     return bool(name) and name not in ASSERTION_TYPES
 
 
+class FrameNames:
+    """Maps traceback frames (file, line, bare function name) to dotted qualified names.
+
+    Frames in the target's own file are resolved exactly from its source (so a
+    failing method is ``pkg.mod.Class.method``, not ``pkg.mod.method``); frames
+    elsewhere get ``<module>.<function>``, the module taken from the path with
+    a ``src/`` prefix dropped. Unresolvable names simply match nothing.
+    """
+
+    def __init__(self, file: str, source: str, qualname: str, def_line: int) -> None:
+        self.file = file
+        self.functions: list[tuple[int, int, str]] = []
+        tree = ast.parse(source)
+        target = find_function(tree, qualname, def_line)
+        in_file = _in_file_path(tree, target.node) if target else qualname.rsplit(".", 1)[-1]
+        self.prefix = qualname[: -len(in_file) - 1] if qualname.endswith("." + in_file) else ""
+        self._collect(tree, "")
+
+    def _collect(self, node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                path = f"{prefix}.{child.name}" if prefix else child.name
+                if not isinstance(child, ast.ClassDef):
+                    self.functions.append((child.lineno, child.end_lineno or child.lineno, path))
+                self._collect(child, path)
+
+    def __call__(self, frame: Frame) -> str:
+        if frame.file == self.file:
+            inside = [f for f in self.functions if f[0] <= frame.line <= f[1]]
+            if inside:
+                path = max(inside)[2]
+                return f"{self.prefix}.{path}" if self.prefix else path
+        module = frame.file.removesuffix(".py").removesuffix("/__init__")
+        module = module.removeprefix("src/").replace("/", ".")
+        return f"{module}.{frame.function}"
+
+
+def _in_file_path(tree: ast.Module, target: ast.AST) -> str:
+    def walk(node: ast.AST, prefix: str) -> str | None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                path = f"{prefix}.{child.name}" if prefix else child.name
+                if child is target:
+                    return path
+                found = walk(child, path)
+                if found:
+                    return found
+        return None
+
+    return walk(tree, "") or ""
+
+
 def hop_distance(
-    frames: Sequence[Frame], file: str, span: tuple[int, int], distance_to: DistanceTo | None
+    frames: Sequence[Frame],
+    span: tuple[int, int],
+    names: FrameNames,
+    distance_to: DistanceTo | None,
 ) -> int | None:
     """0 when a frame lies in the target; else what ``distance_to`` says; None if unknown."""
-    if any(f.file == file and span[0] <= f.line <= span[1] for f in frames):
+    if any(f.file == names.file and span[0] <= f.line <= span[1] for f in frames):
         return 0
-    if distance_to is None:
+    if distance_to is None or not frames:
         return None
+    qualnames = [names(f) for f in frames]
     if callable(distance_to):
-        return distance_to(frames)
-    known = [distance_to[f.function] for f in frames if f.function in distance_to]
+        return distance_to(qualnames)
+    known = [distance_to[q] for q in qualnames if q in distance_to]
     return min(known) if known else None
 
 
 def subtlety(
-    result: Screening, file: str, span: tuple[int, int], size: int, distance_to: DistanceTo | None
+    result: Screening,
+    span: tuple[int, int],
+    size: int,
+    names: FrameNames,
+    distance_to: DistanceTo | None,
 ) -> Subtlety:
     report = result.report
     failures = [report.results[n] for n in result.failing] if report else []
-    hops = [hop_distance(r.frames, file, span, distance_to) for r in failures]
+    hops = [hop_distance(r.frames, span, names, distance_to) for r in failures]
     # An unknown distance means the target is not in the traceback: count it as one hop.
     locality = [1.0 / (1 + (1 if h is None else h)) for h in hops]
     return Subtlety(
@@ -120,7 +180,9 @@ def subtlety(
     )
 
 
-def effect_of(result: Screening, file: str, span: tuple[int, int], distance_to) -> Effect:
+def effect_of(
+    result: Screening, span: tuple[int, int], names: FrameNames, distance_to: DistanceTo | None
+) -> Effect:
     """The first failure (by test id) as the bug's recorded effect."""
     if not result.report or not result.failing:
         return Effect()
@@ -129,39 +191,5 @@ def effect_of(result: Screening, file: str, span: tuple[int, int], distance_to) 
         exception=first.exc_type,
         message=first.message,
         manifest_frames=[f"{f.file}:{f.line}:{f.function}" for f in first.frames],
-        hop_distance=hop_distance(first.frames, file, span, distance_to),
+        hop_distance=hop_distance(first.frames, span, names, distance_to),
     )
-
-
-def graph_distance(graph: CodeGraph, target: str) -> Callable[[Sequence[Frame]], int | None]:
-    """A ``distance_to`` callback from a code graph: frames → fewest call steps to ``target``.
-
-    A frame is mapped to the innermost function whose span contains it; the
-    distance is the shortest caller→callee path from that function to the
-    target, falling back to the undirected distance when the target is not
-    reachable downwards (the failure surfaced in a caller's caller's sibling).
-    """
-    digraph = nx.DiGraph(graph.edges)
-    digraph.add_node(target)
-    undirected = digraph.to_undirected(as_view=True)
-    functions = [s for s in graph.symbols.values() if s.is_function]
-
-    def owner(frame: Frame) -> str | None:
-        inside = [
-            s
-            for s in functions
-            if s.file == frame.file and s.start_line <= frame.line <= s.end_line
-        ]
-        return max(inside, key=lambda s: s.start_line).qualname if inside else None
-
-    def distance(frames: Sequence[Frame]) -> int | None:
-        best: int | None = None
-        for name in {owner(f) for f in frames} - {None}:
-            for g in (digraph, undirected):
-                if name in g and nx.has_path(g, name, target):
-                    d = nx.shortest_path_length(g, name, target)
-                    best = d if best is None else min(best, d)
-                    break
-        return best
-
-    return distance
