@@ -52,6 +52,8 @@ ENGINE_HINT = (
     "and set DOCKER_HOST (e.g. DOCKER_HOST=unix:///tmp/podman.sock; scripts/container-engine.sh does both)"
 )
 _LOG_TAIL = 12
+LABEL_SANDBOX = "corrupt.sandbox"
+LABEL_TREE = "corrupt.tree"  # lets tests and operators find a run's container
 
 
 class DockerSandbox(Sandbox):
@@ -187,7 +189,7 @@ class DockerSandbox(Sandbox):
             try:
                 container = self.client.containers.create(
                     env.location, argv, working_dir=WORKDIR, environment=environment,
-                    detach=True, **options,
+                    detach=True, labels={LABEL_SANDBOX: "docker", LABEL_TREE: str(tree)}, **options,
                 )
             except ImageNotFound:
                 raise SandboxError(f"image {env.location} is gone from the engine; prepare the environment again") from None
@@ -204,7 +206,9 @@ class DockerSandbox(Sandbox):
             stdout = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
             stderr = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
             container.reload()
-            oom = bool(container.attrs.get("State", {}).get("OOMKilled"))
+            # Podman on cgroup v1 does not always set OOMKilled; a SIGKILL
+            # nobody but the kernel sent is the memory limit (as in the local sandbox).
+            oom = bool(container.attrs.get("State", {}).get("OOMKilled")) or exit_code == 128 + 9
             killed = "timeout" if timed_out else "memory" if oom else None
             for rel in command.collect:
                 _copy_out(container, rel, tree)
