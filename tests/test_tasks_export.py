@@ -57,15 +57,16 @@ def test_pdb_records_round_trip_per_file(tmp_path: Path) -> None:
     )
     records = read_jsonl(tmp_path / "pdb.jsonl")
     assert count == len(records) == 3
-    assert [r["path"] for r in records[:2]] == ["src/shop/pricing.py", "src/shop/tax.py"]
+    assert [r["target_file"] for r in records[:2]] == ["src/shop/pricing.py", "src/shop/tax.py"]
     for record in records:
-        assert record["task_id"] == f"{record['source_task_id']}/{record['path']}"
+        assert record["task_id"] == f"{record['source_task_id']}/{record['target_file']}"
         assert record["buggy_code"] != record["gt_solution"]
         assert (
             apply_edit_script(record["buggy_code"], json.loads(record["gt_diff"]))
             == record["gt_solution"]
         )
-        assert record["bug_count"] == 1 and record["bug_type"] == ["Algorithm"]
+        assert record["bug_count"] == 1 and record["bug_type"] == "Algorithm"
+        assert record["repo"] == "acme/shop" and record["is_buggy"] is True
     tax = records[1]
     assert tax["gt_solution"] == ORIGINAL["src/shop/tax.py"] and "\r\n" in tax["buggy_code"]
     modify = next(iter(json.loads(tax["gt_diff"]).values()))

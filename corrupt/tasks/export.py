@@ -6,10 +6,12 @@
   ``PASS_TO_PASS`` as lists like SWE-smith's own dataset, ``problem_statement``,
   ``created_at``, ``version``, and ``image_name`` when the task was built in a
   container image).
-- ``pdb``: Precise Debugging Benchmarking records, one per corrupted file:
-  ``gt_diff`` is the file's PDB edit script as a JSON string (as PDB's
-  released datasets store it) and applying it to ``buggy_code`` gives
-  ``gt_solution``.  Needs the file contents, which the task record does not
+- ``pdb``: Precise Debugging Benchmarking records, one per corrupted file,
+  with the fields of PDB's repository-level (SWE-smith) records (``task_id``,
+  ``repo``, ``target_file``, ``task_prompt``, ``gt_solution``, ``buggy_code``,
+  ``gt_diff``, ``bug_count``, ``bug_type``...): ``gt_diff`` is the file's PDB
+  edit script as a JSON string (as PDB's released datasets store it) and
+  applying it to ``buggy_code`` gives ``gt_solution``.  Needs the file contents, which the task record does not
   carry: pass ``files_for(task) -> {path: (original, corrupted)}``
   (``Store.task_files`` fits).
 - ``parquet``: the task record as one row per task, loadable with
@@ -63,6 +65,10 @@ def swesmith_record(task: Task) -> dict[str, Any]:
     return record
 
 
+def _label(values: list[str]) -> str | list[str]:
+    return values[0] if len(values) == 1 else values
+
+
 def pdb_records(task: Task, files: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
     """One PDB record per corrupted file; refuses scripts that do not round-trip."""
     records = []
@@ -76,23 +82,28 @@ def pdb_records(task: Task, files: dict[str, tuple[str, str]]) -> list[dict[str,
                 f"task {task.task_id}: the edit script of {path} does not restore the original"
             )
         bugs = [b for b in task.bugs if b.file == path]
-        records.append(
-            {
-                "task_id": f"{task.task_id}/{path}",
-                "source_task_id": task.task_id,
-                "path": path,
-                "source_dataset": task.repo.name,
-                "source_model": task.corruptor,
-                "task_prompt": task.problem_statement,
-                "gt_solution": original,
-                "buggy_code": corrupted,
-                "gt_diff": json.dumps(script, ensure_ascii=False),
-                "bug_count": len(bugs),
-                "bug_type": [b.category for b in bugs],
-                "bug_subtype": [b.subcategory for b in bugs],
-                "gt_length": len(original.splitlines()),
-            }
-        )
+        record = {
+            "task_id": f"{task.task_id}/{path}",
+            "source_task_id": task.task_id,
+            "repo": task.repo.name,
+            "target_file": path,
+            "source_dataset": task.repo.name,
+            "source_model": task.corruptor,
+            "task_prompt": task.problem_statement,
+            "gt_solution": original,
+            "buggy_code": corrupted,
+            "gt_diff": json.dumps(script, ensure_ascii=False),
+            "bug_count": len(bugs),
+            # PDB: one label for an atomic bug, a list for composed ones.
+            "bug_type": _label([b.category for b in bugs]),
+            "bug_subtype": _label([b.subcategory for b in bugs]),
+            "gt_length": len(original.splitlines()),
+            "frozen_lines": 0,
+            "is_buggy": True,
+        }
+        if task.image_name:
+            record["image_name"] = task.image_name
+        records.append(record)
     return records
 
 
