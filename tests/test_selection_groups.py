@@ -8,7 +8,7 @@ from collections import Counter
 import networkx as nx
 import pytest
 
-from corrupt.errors import SelectionError
+from corrupt.errors import InputError
 from corrupt.graph.models import CodeGraph, Symbol
 from corrupt.selection.groups import function_graph, make_groups
 from corrupt.selection.models import Target
@@ -56,8 +56,7 @@ def test_callers_of_a_common_callee_are_related() -> None:
 
 def test_module_nodes_do_not_bridge_functions() -> None:
     graph = graph_with([("pkg.mod", "p"), ("pkg.mod", "q")], modules=("pkg.mod",))
-    with pytest.raises(SelectionError, match="within 4 call-graph steps"):
-        make_groups(targets_of(graph), graph, k=2, max_distance=4, n=1, seed=0)
+    assert make_groups(targets_of(graph), graph, k=2, max_distance=4, n=1, seed=0) == []
 
 
 def test_triples_are_pairwise_close() -> None:
@@ -101,3 +100,12 @@ def test_only_eligible_targets_are_grouped_and_paths_may_cross_others() -> None:
     groups = make_groups(targets_of(graph, ["a", "d"]), graph, k=2, max_distance=3, n=4, seed=0)
     assert [[t.qualname for t in g.targets] for g in groups] == [["a", "d"]]
     assert set(function_graph(graph).nodes) == set("abcdef")
+
+
+def test_bad_group_requests() -> None:
+    graph = graph_with(CHAIN)
+    with pytest.raises(InputError, match="--functions must be at least 2"):
+        make_groups(targets_of(graph), graph, k=1, n=1, seed=0)
+    with pytest.raises(InputError, match="--max-distance"):
+        make_groups(targets_of(graph), graph, k=2, max_distance=0, n=1, seed=0)
+    assert make_groups(targets_of(graph), graph, k=7, max_distance=9, n=1, seed=0) == []

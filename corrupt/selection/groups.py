@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import networkx as nx
 
-from corrupt.errors import InputError, SelectionError
+from corrupt.errors import InputError
 from corrupt.graph.models import CodeGraph
 from corrupt.selection.models import Group, Target
 
@@ -68,7 +68,8 @@ def make_groups(
     Groups grow greedily from a seed function, always adding the candidate used
     least so far (ties broken by the seeded RNG), so a hub function does not
     appear in every group when others can stand in for it.  Same inputs and
-    seed, same groups.
+    seed, same groups.  No ``k`` targets close enough: an empty list, so a build
+    of several modes keeps and reports what the other modes made.
     """
     if k < 2:
         raise InputError(f"--functions must be at least 2 for multi-function tasks, got {k}")
@@ -78,11 +79,7 @@ def make_groups(
     near, distance = pairwise_near(list(by_name.values()), graph, max_distance)
     starts = sorted(q for q, others in near.items() if len(others) >= k - 1)
     if not starts:
-        raise SelectionError(
-            f"no {k} eligible functions lie within {max_distance} call-graph steps "
-            f"of each other (among {len(by_name)} eligible); try a larger --max-distance "
-            "or fewer --functions"
-        )
+        return []  # the caller reports it beside the tasks other modes produced
     rng = random.Random(seed)
     usage: Counter[str] = Counter()
     seen: set[frozenset[str]] = set()
