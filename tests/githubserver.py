@@ -60,7 +60,7 @@ class FakeGitHub:
         self.remaining = self.rate_limit
         self.reset_at = math.ceil(time.time() + self.window)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def url(self) -> str:

@@ -72,7 +72,7 @@ def api_url_from(api_url: str | None = None) -> str:
     url = (api_url or os.environ.get(API_URL_ENV) or DEFAULT_API_URL).rstrip("/")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InputError(f"bad GitHub API URL {url!r}: expected http(s)://host[/prefix]")
+        raise InputError(f"bad GitHub API URL {url!r}: expected http://host or https://host/prefix")
     return url
 
 
@@ -244,14 +244,15 @@ def _reason(exc: GithubException) -> str:
 
 
 def _retry_time(exc: RateLimitExceededException) -> str:
-    headers = {str(k).lower(): v for k, v in (exc.headers or {}).items()}
+    """When to retry: ``Retry-After`` (secondary limits), else the primary limit's reset."""
+    headers = {str(k).lower(): str(v) for k, v in (exc.headers or {}).items()}
     wait = exc.wait if isinstance(exc, RateLimitExceededExceedsMaxWait) else None
-    if str(headers.get("x-ratelimit-reset", "")).isdigit():
-        moment = float(headers["x-ratelimit-reset"])
-    elif str(headers.get("retry-after", "")).isdigit():
+    if headers.get("retry-after", "").isdigit():
         moment = time.time() + float(headers["retry-after"])
-    else:
-        moment = time.time() + (wait if wait is not None else 3600)
+    elif headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
+        moment = float(headers["x-ratelimit-reset"])
+    else:  # GitHub's advice for secondary limits without a header: at least a minute
+        moment = time.time() + (wait if wait is not None else 60)
     return datetime.fromtimestamp(moment, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 

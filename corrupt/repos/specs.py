@@ -68,7 +68,7 @@ def _parse_github(text: str) -> RepoSpec:
     body, rev = _split_rev(text, len("github:"))
     match = _GITHUB.fullmatch(body)
     if not match:
-        raise InputError(f"bad GitHub spec {text!r}: expected github:owner/name[@rev]")
+        raise InputError(f"bad GitHub spec {text!r}: expected github:owner/name or github:owner/name@rev")
     name = match["name"].removesuffix(".git")
     if rev is not None:
         check_rev(rev, text)
