@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from corrupt.errors import CorruptError, InputError, StoreError
@@ -113,23 +114,38 @@ def materialize_task(
         if (tree / name).exists():
             raise StoreError(f"the repository has its own {name}; cannot write the task's")
     out.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(tree, out, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        staging.chmod(0o755)
+        _write_repo(task, staging, tree, files)
+        if out.exists():
+            out.rmdir()
+        staging.rename(out)  # a failed run leaves no half-made repository at ``out``
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out
+
+
+def _write_repo(task: Task, root: Path, tree: Path, files: dict[str, tuple[str, str]]) -> None:
+    shutil.copytree(tree, root, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
     for path, (_, corrupted) in files.items():
-        (out / path).write_text(corrupted, encoding="utf-8", newline="")
+        (root / path).write_text(corrupted, encoding="utf-8", newline="")
     when = {"GIT_AUTHOR_DATE": task.created_at, "GIT_COMMITTER_DATE": task.created_at}
-    _git(["init", "-q", "-b", "main"], out, when)
-    _git(["add", "--all", "--force", "."], out, when)
-    _git(["commit", "-q", "--no-verify", "-m", f"Task {task.task_id}"], out, when)
-    info = out / ".git" / "info"
+    _git(["init", "-q", "-b", "main"], root, when)
+    _git(["add", "--all", "--force", "."], root, when)
+    _git(["commit", "-q", "--no-verify", "-m", f"Task {task.task_id}"], root, when)
+    info = root / ".git" / "info"
     info.mkdir(exist_ok=True)
     with (info / "exclude").open("a", encoding="utf-8") as fh:
         fh.write(f"/{PROBLEM_FILE}\n/{TASK_FILE}\n/{RUNNER_FILE}\n")
-    (out / PROBLEM_FILE).write_text(task.problem_statement.rstrip("\n") + "\n", encoding="utf-8")
-    (out / TASK_FILE).write_text(json.dumps(task_manifest(task), indent=2) + "\n", encoding="utf-8")
-    runner = out / RUNNER_FILE
+    (root / PROBLEM_FILE).write_text(task.problem_statement.rstrip("\n") + "\n", encoding="utf-8")
+    (root / TASK_FILE).write_text(
+        json.dumps(task_manifest(task), indent=2) + "\n", encoding="utf-8"
+    )
+    runner = root / RUNNER_FILE
     runner.write_text(runner_script(task.tests.command), encoding="utf-8")
     runner.chmod(0o755)
-    return out
 
 
 def original_tree(info: dict, *, cache_dir: Path | None = None) -> Path:
