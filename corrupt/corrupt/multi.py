@@ -161,10 +161,12 @@ def _merge(
     for path, hunks in by_file.items():
         hunks.sort(key=lambda h: (h.start, h.end))
         for a, b in zip(hunks, hunks[1:], strict=False):
-            if a.member != b.member and b.start - a.end < min_stride:
+            # Line-number distance from a's last changed line to b's first.
+            gap = b.start + 1 - a.end
+            if a.member != b.member and gap < min_stride:
                 return (
                     f"edits of members {a.member} and {b.member} in {path} are "
-                    f"{max(b.start - a.end, 0)} line(s) apart, {min_stride} needed"
+                    f"{max(gap, 0)} line(s) apart, {min_stride} needed"
                 )
         lines = originals[path].splitlines(keepends=True)
         for hunk in reversed(hunks):
