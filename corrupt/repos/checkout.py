@@ -252,8 +252,8 @@ def _checkout_local(spec: RepoSpec, repos: Path) -> Checkout:
     files = _folder_files(folder, in_git=repo is not None or _inside_git(folder))
     digest = _digest(folder, files)
     if repo is not None:
-        log.info("%s has uncommitted changes: using its files as they are (tree:%s), not HEAD",
-                 folder, digest[:12])
+        log.warning("%s has uncommitted changes: using its files as they are (tree:%s), not HEAD",
+                    folder, digest[:12])
     with _locked(key_dir):
         tree = _ensure_copy(folder, files, key_dir / "trees" / f"tree-{digest}", digest)
     return Checkout(spec=spec, name=folder.name, url=str(folder), commit=f"tree:{digest}", path=tree)
@@ -279,16 +279,19 @@ def _inside_git(folder: Path) -> bool:
 
 
 def _is_dirty(repo: git.Repo) -> bool:
-    return bool(repo.git.status("--porcelain", "--untracked-files=normal", env=GIT_ENV))
+    # core.fsmonitor from a repository's own config would run a program: switch it off
+    status = ["git", "-c", "core.fsmonitor=false", "status", "--porcelain", "--untracked-files=normal"]
+    return bool(repo.git.execute(status, env=GIT_ENV))
 
 
 def _folder_files(folder: Path, *, in_git: bool) -> list[str]:
     """Relative POSIX paths of the files that make up ``folder``, sorted."""
+    names: set[str] = set()
     if in_git:
-        out = git.Git(folder).ls_files("-z", "--cached", "--others", "--exclude-standard", env=GIT_ENV)
-        names = {name for name in out.split("\0") if name}
-    else:
-        names = set()
+        with suppress(git.GitCommandError):  # e.g. git refuses a repository owned by another user
+            out = git.Git(folder).ls_files("-z", "--cached", "--others", "--exclude-standard", env=GIT_ENV)
+            names = {name for name in out.split("\0") if name}
+    if not names:
         for root, dirs, filenames in os.walk(folder):
             dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info")]
             rel = Path(root).relative_to(folder)
