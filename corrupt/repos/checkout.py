@@ -103,11 +103,10 @@ def checkout(
         url = meta.clone_url or f"https://github.com/{spec.location}.git"
     elif min_stars > 0:
         log.warning("%s is not a github: spec, so its stars are unknown; --min-stars ignored", spec)
-    rev = spec.rev or (meta.default_branch if meta else None)
     key_dir = repos / cache_key(url)
     with _locked(key_dir):
         repo = _ensure_clone(url, key_dir / "repo.git")
-        sha = _resolve_remote(repo, url, rev, refresh)
+        sha = _resolve_remote(repo, url, spec.rev, refresh)
         tree = _ensure_tree(repo, sha, key_dir / "trees" / sha)
     return Checkout(
         spec=spec,
@@ -131,9 +130,12 @@ def cache_key(url: str) -> Path:
         if parts.port:
             host = f"{host}_{parts.port}"
         path = unquote(parts.path)
+    host = host.lower()
+    if host == "github.com":  # GitHub names are case-insensitive: one clone per repository
+        path = path.lower()
     segments = [_safe(s) for s in path.split("/") if s not in ("", ".", "..")] or ["repo"]
     segments[-1] = segments[-1].removesuffix(".git") or "repo"
-    return Path(_safe(host.lower()), *segments)
+    return Path(_safe(host), *segments)
 
 
 def display_name(url: str) -> str:
@@ -176,7 +178,10 @@ def _ensure_clone(url: str, dest: Path) -> git.Repo:
 
 
 def _resolve_remote(repo: git.Repo, url: str, rev: str | None, refresh: bool) -> str:
-    """The commit sha of ``rev`` (default: the clone's HEAD), fetching only if it is unknown."""
+    """The commit sha of ``rev`` (default: the clone's HEAD, the remote's default branch).
+
+    Fetches only when ``rev`` is unknown to the clone, or when asked to ``refresh``.
+    """
     wanted = rev or "HEAD"
     sha = None if refresh else _rev_parse(repo, wanted)
     if sha:

@@ -62,8 +62,11 @@ class _AnnouncedRetry(GithubRetry):
             raise RateLimitExceededExceedsMaxWait(
                 response.status, {"message": "rate limited"}, dict(response.headers), wait=wait
             )
-        if wait >= 1:
+        status = getattr(response, "status", None)
+        if wait >= 1 and status in (403, 429):
             log.warning("GitHub rate limit reached; waiting %.0f s for it to reset", wait)
+        elif wait >= 1:
+            log.warning("GitHub answered HTTP %s; retrying in %.0f s", status, wait)
         super().sleep(response)
 
 
