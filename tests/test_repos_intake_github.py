@@ -78,6 +78,15 @@ def test_search_follows_link_headers_across_pages(tmp_path: Path) -> None:
     assert {r.query["per_page"] for r in server.requests} == {"100"}
 
 
+def test_search_stops_at_githubs_result_cap() -> None:
+    with FakeGitHub(result_cap=4) as server:
+        for i in range(9):
+            server.add_repo(f"owner{i}/repo{i}", stars=1000 + i)
+        found = search_repositories(limit=3, api_url=server.url) + search_repositories(limit=50, api_url=server.url)
+    assert [m.stars for m in found] == [1008, 1007, 1006, 1008, 1007, 1006, 1005]
+    assert 422 not in server.statuses()
+
+
 def test_search_query_validation() -> None:
     assert search_query(0, "Visual Basic", None, None, None) == 'stars:>=0 language:"Visual Basic"'
     for bad in [dict(min_stars=-1), dict(max_size_kb=0), dict(created_after="2024-13-01"),
