@@ -66,7 +66,7 @@ class DockerSandbox(Sandbox):
         *,
         base_image: str | None = None,
         docker_host: str | None = None,
-        cpus: float = 1.0,
+        cpus: float = 2.0,
         cache_dir: Path | None = None,
         build_timeout: int = 1800,
     ) -> None:
@@ -104,6 +104,7 @@ class DockerSandbox(Sandbox):
 
     def prepare(self, checkout: Checkout, *, progress=None) -> Environment:
         """Return the checkout's image, building it once (serialised across processes by a lock file)."""
+        client = self.client  # fail on a missing engine before touching the cache
         tag = image_tag(checkout)
         pip = host_pip_settings()
         recipe = dockerfile(checkout.path, self.base_image, pip)
@@ -114,16 +115,16 @@ class DockerSandbox(Sandbox):
         env = Environment(key=f"docker:{tag}", kind="image", python=PYTHON, location=tag, log=log)
         with (self.cache_dir / f"{stem}.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            if self._has_image(tag, digest):
+            if self._has_image(client, tag, digest):
                 return env
             self._require_base_image(progress)
             _say(progress, f"building image {tag} from {self.base_image}")
             self._build(tag, digest, recipe, checkout, pip, log)
         return env
 
-    def _has_image(self, tag: str, digest: str) -> bool:
+    def _has_image(self, client: docker.DockerClient, tag: str, digest: str) -> bool:
         try:
-            image = self.client.images.get(tag)
+            image = client.images.get(tag)
         except ImageNotFound:
             return False
         return (image.labels or {}).get(LABEL_RECIPE) == digest
