@@ -178,6 +178,7 @@ def test_clean_local_git_repo_is_pinned_at_head(upstream, tmp_path: Path) -> Non
     assert pinned.commit == second and pinned.url == str(work) and pinned.name == "work"
     assert not (pinned.path / "debug.log").exists()
     assert checkout(parse_spec(f"{work}@v1.0"), cache_dir=tmp_path / "cache").commit == first
+    assert checkout(parse_spec(f"{work}@main~1"), cache_dir=tmp_path / "cache").commit == first
     assert repo.git.status("--porcelain") == ""  # nothing of ours landed in the user's repo
 
 

@@ -27,8 +27,8 @@ from corrupt.repos.models import RepoSpec
 URL_SCHEMES = ("https", "http", "ssh", "git", "file")
 _GITHUB = re.compile(r"github:(?P<owner>[A-Za-z0-9][A-Za-z0-9-]*)/(?P<name>[A-Za-z0-9._-]+)")
 _SCP_LIKE = re.compile(r"(?P<user>[A-Za-z0-9._-]+@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>.+)")
-# Branch, tag or sha. A leading "-" would be read by git as an option, so it is refused.
-_REV = re.compile(r"[A-Za-z0-9_.+][A-Za-z0-9_./+-]*")
+# Branch, tag, sha or main~2; a leading "-" would be read by git as an option, so it is refused.
+_REV = re.compile(r"[A-Za-z0-9_.+][A-Za-z0-9_./+~^-]*")
 
 
 def check_rev(rev: str, spec_text: str) -> str:
