@@ -11,7 +11,7 @@ from tasks_factory import ADVERSARIAL, MULTI, ORIGINAL, make_task, write_repo
 
 from corrupt.corrupt.edits import apply_edit_script
 from corrupt.errors import InputError, StoreError
-from corrupt.tasks.export import export_tasks
+from corrupt.tasks.export import export_tasks, swesmith_record
 from corrupt.tasks.models import Task
 
 
@@ -37,6 +37,16 @@ def test_swesmith_patch_applies_to_base_commit(tmp_path: Path) -> None:
     export_tasks([task, plain], "swesmith", tmp_path / "sw.jsonl")
     record, other = read_jsonl(tmp_path / "sw.jsonl")
     assert record["instance_id"] == f"acme__shop.01234567.multi__{task.task_id[:12]}"
+    dotted = task.model_copy(
+        update={
+            "task_id": "shop.5f2a9c",
+            "repo": task.repo.model_copy(update={"commit": "tree:ab12cd34ef"}),
+        }
+    )
+    assert swesmith_record(dotted)["instance_id"].rsplit(".", 1) == [
+        "acme__shop.ab12cd34",
+        "multi__5f2a9c",
+    ]
     assert record["repo"] == "acme/shop" and record["base_commit"] == task.repo.commit
     assert record["FAIL_TO_PASS"] == ["tests/test_shop.py::test_total"]
     assert record["PASS_TO_PASS"] == ["tests/test_shop.py::test_empty"]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -41,9 +42,15 @@ FilesFor = Callable[[Task], dict[str, tuple[str, str]]]
 
 
 def swesmith_instance_id(task: Task) -> str:
-    """SWE-smith's ``owner__name.commit8.<bug kind>__<hash>`` naming."""
-    repo = task.repo.name.replace("/", "__")
-    return f"{repo}.{task.repo.commit[:8]}.{task.kind}__{task.task_id[:12]}"
+    """SWE-smith's ``owner__name.commit8.<bug kind>__<hash>`` naming.
+
+    SWE-smith splits an instance id at its last dot to find the repository, so
+    the suffix keeps only the task's hash (its last dot-free part).
+    """
+    repo = re.sub(r"[^A-Za-z0-9_.-]", "_", task.repo.name.replace("/", "__"))
+    digest = re.sub(r"[^A-Za-z0-9_-]", "_", task.task_id.rsplit(".", 1)[-1])
+    commit = task.repo.commit.removeprefix("tree:")[:8]
+    return f"{repo}.{commit}.{task.kind}__{digest[:12]}"
 
 
 def swesmith_record(task: Task) -> dict[str, Any]:
