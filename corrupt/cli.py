@@ -8,12 +8,13 @@ stderr and the error's exit code; no traceback reaches the user.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from corrupt.errors import CorruptError
 
@@ -36,11 +37,19 @@ def friendly(fn):
         try:
             return fn(*args, **kwargs)
         except CorruptError as exc:
-            err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False, soft_wrap=True)
+            err_console.print(f"[bold red]error:[/] {escape(exc.message)}", highlight=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             err_console.print("interrupted; rerun the same command to resume")
             raise typer.Exit(130) from None
+        except Exception as exc:
+            if os.environ.get("CORRUPT_DEBUG"):
+                raise
+            err_console.print(
+                f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))} "
+                "(set CORRUPT_DEBUG=1 for the traceback)", highlight=False, soft_wrap=True,
+            )
+            raise typer.Exit(70) from None
 
     return wrapper
 
@@ -51,18 +60,18 @@ def build(
     repo: str = typer.Argument(..., help="github:owner/name[@rev], a git URL[@rev] or a local path"),
     mode: str = typer.Option("all", help="remove | discovery | multi | all"),
     n: int = typer.Option(5, "--n", help="tasks to build per mode"),
-    slice_: Optional[str] = typer.Option(None, "--slice", help="easy | medium | hard"),
-    centrality_pct: Optional[str] = typer.Option(None, help="percentile band LO[:HI] of harmonic centrality"),
-    complexity_pct: Optional[str] = typer.Option(None, help="percentile band LO[:HI] of complexity"),
+    slice_: str | None = typer.Option(None, "--slice", help="easy | medium | hard"),
+    centrality_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of harmonic centrality"),
+    complexity_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of complexity"),
     complexity_metric: str = typer.Option("code_lines", help="code_lines | cyclomatic | halstead_volume"),
     functions: int = typer.Option(2, help="functions per multi-function task"),
     max_distance: int = typer.Option(4, help="max call-graph distance between a multi task's functions"),
     seed: int = typer.Option(0, help="seed for selection and mutant order"),
-    out: Optional[Path] = typer.Option(None, help="output folder (default out/<repo>)"),
+    out: Path | None = typer.Option(None, help="output folder (default out/<repo>)"),
     jobs: int = typer.Option(1, help="candidates screened in parallel, each in its own working copy"),
     corruptor: str = typer.Option("procedural", help="procedural | llm"),
     sandbox: str = typer.Option("local", help="local | docker"),
-    base_image: Optional[str] = typer.Option(None, help="base image for --sandbox docker"),
+    base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
     min_failing: int = typer.Option(5, help="previously passing tests that must fail"),
     min_lines: int = typer.Option(5, help="minimum code lines of a target function"),
     min_covering: int = typer.Option(5, help="minimum tests covering a target function"),
@@ -70,9 +79,9 @@ def build(
     full_suite_screening: bool = typer.Option(False, help="screen candidates on the whole suite (slow)"),
     deletion_style: str = typer.Option("raise", help="raise (NotImplementedError) | pass"),
     min_stars: int = typer.Option(0, help="refuse github: repos with fewer stars"),
-    api_url: Optional[str] = typer.Option(None, help="GitHub API URL (GitHub Enterprise, tests)"),
-    llm_base_url: Optional[str] = typer.Option(None, help="OpenAI-compatible endpoint for --corruptor llm"),
-    llm_model: Optional[str] = typer.Option(None, help="model name for --corruptor llm"),
+    api_url: str | None = typer.Option(None, help="GitHub API URL (GitHub Enterprise, tests)"),
+    llm_base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint for --corruptor llm"),
+    llm_model: str | None = typer.Option(None, help="model name for --corruptor llm"),
 ) -> None:
     """Build verified, difficulty-tuned tasks from a repository."""
     from corrupt.tasks.build import Build, BuildOptions

@@ -25,8 +25,8 @@ from corrupt.tasks.models import (
     Difficulty,
     EffectRecord,
     RepoRef,
-    Task,
     TargetRef,
+    Task,
     TestsRecord,
 )
 from corrupt.tasks.verify import Repair, Verification

@@ -365,7 +365,8 @@ class _Run:
         return "verified", "", corruption, task, files
 
     def _source(self, target: Target) -> str:
-        return (self.checkout.path / target.file).read_text(encoding="utf-8", newline="")
+        with open(self.checkout.path / target.file, encoding="utf-8", newline="") as fh:
+            return fh.read()
 
     def _deletion(self, target: Target) -> Corruption:
         from corrupt.corrupt.deletion import delete_function
