@@ -1,0 +1,86 @@
+"""Test-dependency discovery and cached venvs."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from repos_run_support import fixture_checkout, session_cache
+
+from corrupt.errors import InstallError
+from corrupt.repos.environment import MARKER, create_environment, discover_test_requirements
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_test_extras_and_groups_win_over_dev(tmp_path):
+    root = write(tmp_path, {"pyproject.toml": """
+[project]
+name = "p"
+version = "1"
+[project.optional-dependencies]
+tests = ["hypothesis"]
+dev = ["black"]
+docs = ["sphinx"]
+[dependency-groups]
+typing = ["mypy"]
+test = ["pytest-mock", {include-group = "typing"}]
+"""})
+    found = discover_test_requirements(root)
+    assert found.packages == ["hypothesis", "pytest-mock", "mypy"]
+    assert found.files == []
+
+
+def test_dev_is_the_fallback_and_requirement_files_are_found(tmp_path):
+    root = write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "p"\nversion = "1"\n[project.optional-dependencies]\ndev = ["black"]\n',
+        "requirements-test.txt": "pytest-mock\n",
+        "requirements-dev.txt": "black\n",
+        "requirements.txt": "requests\n",
+        "requirements/tests.txt": "freezegun\n",
+        "test-requirements.txt": "responses\n",
+        "notes.txt": "",
+    })
+    found = discover_test_requirements(root)
+    assert found.packages == ["black"]
+    assert sorted(p.relative_to(root).as_posix() for p in found.files) == [
+        "requirements-test.txt", "requirements/tests.txt", "test-requirements.txt",
+    ]
+
+
+def test_tox_deps_skip_conditional_and_substituted_lines(tmp_path):
+    root = write(tmp_path, {
+        "tox.ini": "[testenv]\ndeps =\n    pytest-timeout\n    py38: mock\n    -r{toxinidir}/req-tox.txt\n    {env:EXTRA}\n    -e .\n",
+        "req-tox.txt": "attrs\n",
+    })
+    found = discover_test_requirements(root)
+    assert found.packages == ["pytest-timeout"]
+    assert found.files == [root / "req-tox.txt"]
+
+
+def test_venv_is_cached_and_built_from_a_copy_of_the_clone(tmp_path_factory):
+    checkout = fixture_checkout("calc", tmp_path_factory)
+    cache = session_cache(tmp_path_factory)
+    env = create_environment(checkout, cache_dir=cache)
+    marker = Path(env.location) / MARKER
+    assert marker.is_file() and Path(env.python).is_file()
+    assert "=== test dependencies" in env.log.read_text()
+    started = time.monotonic()
+    again = create_environment(checkout, cache_dir=cache)
+    assert again == env and time.monotonic() - started < 0.5
+    assert not list(checkout.path.rglob("*.egg-info")) and not (checkout.path / "build").exists()
+
+
+def test_install_failure_names_the_step_and_the_log(tmp_path_factory, tmp_path):
+    checkout = fixture_checkout("badinstall", tmp_path_factory)
+    with pytest.raises(InstallError, match=r"install step 'project' failed .*; log: .*\.log") as caught:
+        create_environment(checkout, cache_dir=tmp_path)
+    log = Path(caught.value.message.rsplit("log: ", 1)[1])
+    assert "corrupt-no-such-package-anywhere-7f3a" in log.read_text()
+    assert not list((tmp_path / "envs").glob(f"*/{MARKER}"))

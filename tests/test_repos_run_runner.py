@@ -1,0 +1,109 @@
+"""The runner and workspace on a real suite (tests/fixtures/repos_run/calc) in a real venv."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from repos_run_support import fixture_checkout, session_cache, tree_digest
+
+from corrupt.errors import InputError
+from corrupt.repos.local import LocalSandbox
+from corrupt.repos.runner import run_tests
+from corrupt.repos.workspace import Workspace
+
+T = "tests/test_ops.py::"
+FACTORIAL_TESTS = [T + "test_factorial[0-1]", T + "test_factorial[1-1]", T + "test_factorial[5-120]", T + "test_factorial_negative"]
+
+
+@pytest.fixture(scope="module")
+def calc(tmp_path_factory):
+    checkout = fixture_checkout("calc", tmp_path_factory)
+    sandbox = LocalSandbox(cache_dir=session_cache(tmp_path_factory))
+    return checkout, sandbox, sandbox.prepare(checkout)
+
+
+@pytest.fixture
+def ws(calc):
+    with Workspace(calc[0]) as workspace:
+        yield workspace
+
+
+def broken_factorial(ws) -> dict[str, str]:
+    source = (ws.path / "src/calc/ops.py").read_text()
+    return {"src/calc/ops.py": source.replace("    result = 1\n", "    raise RuntimeError('corrupted')\n")}
+
+
+def test_one_result_per_test_with_every_outcome(calc, ws):
+    _, sandbox, env = calc
+    report = run_tests(sandbox, env, ws.path)
+    outcomes = {n: r.outcome for n, r in report.results.items()}
+    assert outcomes[T + "test_skipped"] == "skipped"
+    assert outcomes[T + "test_expected_failure"] == "xfailed"
+    assert outcomes[T + "test_six_installed"] == "passed"  # the "test" extra was installed
+    assert sorted(report.passing()) == sorted([T + "test_add", T + "test_divide", T + "test_mean", T + "test_six_installed", *FACTORIAL_TESTS])
+    assert report.collected == 10 and report.exit_code == 0 and not report.failing()
+    assert all(r.duration >= 0 for r in report.results.values())
+
+
+def test_tests_import_the_working_tree_not_the_installed_copy(calc, ws):
+    _, sandbox, env = calc
+    with ws.patched(broken_factorial(ws)):
+        report = run_tests(sandbox, env, ws.path)
+    assert report.failing() == {T + "test_factorial[0-1]", T + "test_factorial[1-1]", T + "test_factorial[5-120]"}
+    # test_factorial_negative still passes: the n < 0 check comes before the corrupted line
+    result = report.results[T + "test_factorial[5-120]"]
+    assert (result.exc_type, result.message) == ("RuntimeError", "corrupted")
+    assert [(f.file, f.function) for f in result.frames] == [("tests/test_ops.py", "test_factorial"), ("src/calc/ops.py", "factorial")]
+    assert result.frames[-1].line == 17
+
+
+def test_subset_and_failure_budget(calc, ws):
+    _, sandbox, env = calc
+    subset = [T + "test_add", T + "test_factorial[5-120]"]
+    report = run_tests(sandbox, env, ws.path, select=subset)
+    assert sorted(report.results) == sorted(subset) and report.collected == 2
+    with ws.patched(broken_factorial(ws)):
+        stopped = run_tests(sandbox, env, ws.path, max_failures=2)
+    assert stopped.stopped_early and len(stopped.failing()) == 2
+    assert len(stopped.results) < 10
+
+
+def test_selected_tests_of_a_module_that_cannot_import_are_errors(calc, ws):
+    _, sandbox, env = calc
+    with ws.patched({"tests/test_ops.py": "import calc\nthis is not python\n"}):
+        report = run_tests(sandbox, env, ws.path, select=[T + "test_add", T + "test_mean"])
+    assert "tests/test_ops.py" in report.collect_errors
+    assert {r.outcome for r in report.results.values()} == {"error"}
+    assert report.results[T + "test_add"].exc_type == "CollectionError"
+
+
+def test_coverage_run_maps_lines_to_the_tests_that_ran_them(calc, ws):
+    _, sandbox, env = calc
+    report = run_tests(sandbox, env, ws.path, coverage=True)
+    ops = report.line_coverage["src/calc/ops.py"]
+    assert sorted(ops[19]) == [T + "test_factorial[5-120]"]  # the loop body runs only for n >= 2
+    assert sorted(ops[16]) == [T + "test_factorial_negative"]
+    assert sorted(ops[9]) == [T + "test_divide", T + "test_mean"]
+    assert 31 not in ops  # unused() never runs
+    assert list((ws.path / ".corrupt").glob("coverage-*")) == []
+
+
+def test_workspace_patching_restores_bytes_exactly(calc):
+    checkout = calc[0]
+    before = tree_digest(checkout.path)
+    with Workspace(checkout) as ws:
+        target = ws.path / "src/calc/ops.py"
+        original = target.read_bytes()
+        target.write_bytes(original.replace(b"\n", b"\r\n"))  # a CRLF file must come back as CRLF
+        crlf = target.read_bytes()
+        with ws.patched({"src/calc/ops.py": "x = 1", "src/calc/new_module.py": "y = 2\r\n"}):
+            assert target.read_bytes() == b"x = 1"
+            assert (ws.path / "src/calc/new_module.py").read_bytes() == b"y = 2\r\n"
+        assert target.read_bytes() == crlf
+        assert not (ws.path / "src/calc/new_module.py").exists()
+        with pytest.raises(InputError, match="outside the working copy"), ws.patched({"../escape.py": ""}):
+            pass
+        root = ws.path
+    assert not Path(root).exists()
+    assert tree_digest(checkout.path) == before
