@@ -126,3 +126,34 @@ def test_parquet_loads_with_hf_datasets(tmp_path: Path, monkeypatch: pytest.Monk
 def test_unknown_format(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="unknown export format 'csv'"):
         export_tasks([], "csv", tmp_path / "x")
+
+
+def test_pdb_and_swesmith_jsonl_load_with_hf_datasets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    datasets = pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    task, files = make_task(MULTI, kind="multi")
+    pricing_bug = task.bugs[0].model_copy(
+        update={"category": "Checking", "subcategory": "negation error"}
+    )
+    task = task.model_copy(update={"bugs": [*task.bugs, pricing_bug]})  # two bugs in one file
+    single = make_task(ADVERSARIAL, image="img:1")
+    lookup = files_lookup((task, files), single)
+    pdb = tmp_path / "pdb.jsonl"
+    export_tasks([task, single[0]], "pdb", pdb, files_for=lookup)
+    rows = datasets.load_dataset(
+        "json", data_files=str(pdb), split="train", cache_dir=str(tmp_path / "c")
+    )
+    assert rows["bug_count"] == [2, 1, 1]
+    assert rows["bug_type"] == [None, "Algorithm", "Algorithm"]
+    assert rows["bug_categories"][0] == ["Algorithm", "Checking"]
+    swesmith = tmp_path / "sw.jsonl"
+    export_tasks([task, single[0]], "swesmith", swesmith)
+    rows = datasets.load_dataset(
+        "json", data_files=str(swesmith), split="train", cache_dir=str(tmp_path / "c")
+    )
+    assert rows["image_name"] == [None, "img:1"] and rows["FAIL_TO_PASS"][1] == [
+        "tests/test_shop.py::test_total"
+    ]

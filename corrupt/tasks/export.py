@@ -72,10 +72,6 @@ def swesmith_record(task: Task) -> dict[str, Any]:
     return record
 
 
-def _label(values: list[str]) -> str | list[str]:
-    return values[0] if len(values) == 1 else values
-
-
 def pdb_records(task: Task, files: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
     """One PDB record per corrupted file; refuses scripts that do not round-trip."""
     records = []
@@ -101,9 +97,12 @@ def pdb_records(task: Task, files: dict[str, tuple[str, str]]) -> list[dict[str,
             "buggy_code": corrupted,
             "gt_diff": json.dumps(script, ensure_ascii=False),
             "bug_count": len(bugs),
-            # PDB: one label for an atomic bug, a list for composed ones.
-            "bug_type": _label([b.category for b in bugs]),
-            "bug_subtype": _label([b.subcategory for b in bugs]),
+            # PDB labels atomic bugs only (null for composed ones); the lists keep every label
+            # with one type per column, so the file loads with HF datasets.
+            "bug_type": bugs[0].category if len(bugs) == 1 else None,
+            "bug_subtype": bugs[0].subcategory if len(bugs) == 1 else None,
+            "bug_categories": [b.category for b in bugs],
+            "bug_subcategories": [b.subcategory for b in bugs],
             "gt_length": len(original.splitlines()),
             "frozen_lines": 0,
             "is_buggy": True,
