@@ -65,7 +65,7 @@ def runner_script(command: str) -> str:
 
 def task_manifest(task: Task) -> dict:
     """What a harness needs to run the task; nothing that locates or undoes the corruption."""
-    return {
+    manifest = {
         "task_id": task.task_id,
         "repo": task.repo.name,
         "mode": task.mode,
@@ -76,6 +76,9 @@ def task_manifest(task: Task) -> dict:
         "pass_to_pass": task.tests.pass_to_pass,
         "problem_statement": PROBLEM_FILE,
     }
+    if task.image_name:
+        manifest["image_name"] = task.image_name  # the environment the task was verified in
+    return manifest
 
 
 def _git(args: list[str], cwd: Path, env: dict[str, str]) -> None:
