@@ -69,12 +69,14 @@ class DockerSandbox(Sandbox):
         cpus: float = 2.0,
         cache_dir: Path | None = None,
         build_timeout: int = 1800,
+        layer_cache: bool = True,
     ) -> None:
         self.base_image = base_image or DEFAULT_BASE_IMAGE
         self.docker_host = docker_host
         self.cpus = cpus
         self.cache_dir = Path(cache_dir or default_cache_dir()) / "images"
         self.build_timeout = build_timeout
+        self.layer_cache = layer_cache  # False measures a cold build (bench)
         self._client: docker.DockerClient | None = None
 
     # -- engine ----------------------------------------------------------
@@ -153,7 +155,7 @@ class DockerSandbox(Sandbox):
             out.write(f"image {tag} for {checkout.name} at {checkout.commit}\n{recipe}\n")
             try:
                 for chunk in self.client.api.build(
-                    fileobj=context, custom_context=True, tag=tag, rm=True, forcerm=True,
+                    fileobj=context, custom_context=True, tag=tag, rm=True, forcerm=True, nocache=not self.layer_cache,
                     labels={LABEL_RECIPE: digest, "corrupt.repo": checkout.name, "corrupt.commit": checkout.commit},
                     decode=True, timeout=self.build_timeout,
                 ):
