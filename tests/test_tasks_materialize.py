@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -253,3 +254,18 @@ def test_export_from_a_build_folder(build, tmp_path: Path) -> None:
     assert run("export", str(folder), "--out", str(records)).exit_code == 0
     pdb_from_jsonl = run("export", str(records), "--format", "pdb")
     assert pdb_from_jsonl.exit_code == 2 and "needs the corrupted files" in pdb_from_jsonl.output
+
+
+def test_show_finds_the_build_under_out(
+    build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder, tasks, _ = build
+    (tmp_path / "out").mkdir()
+    folder.rename(tmp_path / "out" / "shop")
+    monkeypatch.chdir(tmp_path)
+    task = tasks["deletion"][0]
+    result = run("show", task.task_id[:6])
+    assert result.exit_code == 0 and task.task_id in result.output
+    shutil.copytree(tmp_path / "out" / "shop", tmp_path / "out" / "copy")
+    twice = run("show", task.task_id[:6])
+    assert twice.exit_code == 25 and "several builds" in twice.output
