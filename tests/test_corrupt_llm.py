@@ -9,8 +9,8 @@ import pytest
 from corrupt_screener import CORE, core_source, def_line, inventory, replace_once  # noqa: F401
 from llmserver import ChatServer, Reply, error, text, tool_call
 
+from corrupt.corrupt.edits import changed_lines
 from corrupt.corrupt.llm import LLMCorruptor
-from corrupt.corrupt.validate import changed_lines
 from corrupt.errors import LLMError
 
 SOURCE = core_source()
@@ -40,9 +40,13 @@ def test_keeps_the_best_valid_attempt_and_feeds_back_test_results(inventory):  #
     screener, passing = inventory
     script = [
         tool_call({"function_source": CLAMP.replace("high):", "high, strict=False):")}),
-        tool_call({"function_source": SUBTLE.replace("return value\n", "return value  # bug\n", 1)}),
+        tool_call(
+            {"function_source": SUBTLE.replace("return value\n", "return value  # bug\n", 1)}
+        ),
         tool_call('{"function_source": "def clamp(value'),
-        tool_call({"function_source": SUBTLE, "category": "Checking", "subcategory": "wrong value"}),
+        tool_call(
+            {"function_source": SUBTLE, "category": "Checking", "subcategory": "wrong value"}
+        ),
         tool_call({"function_source": BLUNT}),
     ]
     with ChatServer(script) as server:
@@ -50,7 +54,7 @@ def test_keeps_the_best_valid_attempt_and_feeds_back_test_results(inventory):  #
             SOURCE, CORE, QUALNAME, LINE, covering(passing), screener, passing
         )
     assert [t["outcome"] for t in outcome.tried] == ["rejected"] * 3 + ["valid", "valid"]
-    assert "signature changed" in outcome.tried[0]["reason"]
+    assert "changed the signature" in outcome.tried[0]["reason"]
     assert "comment added" in outcome.tried[1]["reason"]
     assert "not JSON" in outcome.tried[2]["reason"]
 
@@ -66,7 +70,7 @@ def test_keeps_the_best_valid_attempt_and_feeds_back_test_results(inventory):  #
 
     # The model saw why each attempt failed and which tests broke.
     last = tool_messages(server.requests[-1])
-    assert "signature changed" in last[0] and "comment added" in last[1]
+    assert "changed the signature" in last[0] and "comment added" in last[1]
     assert "not valid JSON" in last[2]
     assert "Accepted" in last[3] and "test_clamp[-5-0]" in last[3]
     assert len(server.requests) == 5  # the fifth attempt used the budget: no sixth request
@@ -89,7 +93,7 @@ def test_garbage_answers_leave_a_recorded_reason(inventory):  # noqa: F811
         )
     assert outcome.corruption is None
     assert [t["outcome"] for t in outcome.tried] == ["no tool call"] + ["rejected"] * 3
-    assert "syntax error" in outcome.tried[1]["reason"]
+    assert "does not compile" in outcome.tried[1]["reason"]
     assert outcome.reason.startswith("no valid attempt in 4")
     assert screener.runs >= 1 and outcome.screened == 0
     assert len(server.requests) == 4  # bounded by the attempt budget

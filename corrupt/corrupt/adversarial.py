@@ -10,8 +10,9 @@ Cost is bounded on purpose: screening runs at most ``max_candidates`` test
 runs, each stopped by a failure budget of ``min_failing`` (enough to know a
 mutant qualifies, no more), and the search stops once ``enough`` mutants have
 qualified. A budget truncates the one figure ranking needs most (how many of
-the covering tests fail), so the best ``rank_runs`` truncated survivors are run
-once more without a budget; total runs per target are at most
+the covering tests fail); a truncated count is a lower bound, so the top
+survivor is re-run without a budget until the top is exactly measured (at most
+``rank_runs`` re-runs). Total runs per target are at most
 ``max_candidates + rank_runs``. Candidates are visited round-robin over
 operators in a seeded order, so the first few runs already try different kinds
 of bug, and the same seed always gives the same result.
@@ -24,6 +25,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from corrupt.corrupt.locate import find_ast_function
 from corrupt.corrupt.models import (
     Bug,
     Corruption,
@@ -32,6 +34,7 @@ from corrupt.corrupt.models import (
     Mutant,
     Screener,
 )
+from corrupt.corrupt.operators import generate_mutants
 from corrupt.corrupt.screening import (
     DistanceTo,
     FrameNames,
@@ -41,7 +44,7 @@ from corrupt.corrupt.screening import (
     screen,
     subtlety,
 )
-from corrupt.corrupt.validate import corruption_problems, find_function
+from corrupt.corrupt.validate import tells
 from corrupt.errors import CorruptError
 
 
@@ -49,12 +52,11 @@ from corrupt.errors import CorruptError
 class _Survivor:
     mutant: Mutant
     result: Screening
-    span: tuple[int, int]
     names: FrameNames
 
     def subtlety(self, distance_to: DistanceTo | None) -> Subtlety:
         size = len(self.mutant.lines)
-        return subtlety(self.result, self.span, size, self.names, distance_to)
+        return subtlety(self.result, size, self.names, distance_to)
 
 
 def adversarial_search(
@@ -71,7 +73,7 @@ def adversarial_search(
     max_candidates: int = 40,
     distance_to: DistanceTo | None = None,
     enough: int = 4,
-    rank_runs: int = 2,
+    rank_runs: int = 3,
     operators: Sequence[str] | None = None,
 ) -> CorruptionOutcome:
     """The subtlest qualifying mutant of ``qualname``, or the reason there is none."""
@@ -85,11 +87,11 @@ def adversarial_search(
     except SyntaxError as exc:
         outcome.reason = f"{file} does not parse: {exc.msg}"
         return outcome
-    if find_function(tree, qualname, def_line) is None:
+    if find_ast_function(tree, qualname, def_line) is None:
         outcome.reason = f"target {qualname} not found at {file}:{def_line}"
         return outcome
     try:
-        mutants = _generate(source, file, qualname, def_line, seed, operators)
+        mutants = generate_mutants(source, file, qualname, def_line, seed=seed, operators=operators)
     except CorruptError as exc:
         outcome.reason = f"mutant generation failed: {exc.message}"
         return outcome
@@ -105,7 +107,7 @@ def adversarial_search(
             break
         entry = {"operator": mutant.operator, "lines": mutant.lines}
         outcome.tried.append(entry)
-        problems = _problems(mutant, source, qualname, def_line, seen)
+        problems = _problems(mutant, source, seen)
         if problems:
             entry.update(outcome="rejected", reason="; ".join(problems), failing=0)
             continue
@@ -119,31 +121,32 @@ def adversarial_search(
             entry["outcome"] = "too few failing"
         else:
             entry["outcome"] = "survivor"
-            span = _span(mutant.corrupted, qualname, def_line)
             names = FrameNames(file, mutant.corrupted, qualname, def_line)
-            survivors.append(_Survivor(mutant, result, span, names))
+            survivors.append(_Survivor(mutant, result, names))
 
     if not survivors:
         outcome.reason = _no_survivor_reason(outcome, min_failing)
         return outcome
 
-    _rank(survivors, distance_to)
-    for survivor in [s for s in survivors if not s.result.exact][:rank_runs]:
-        full = screen(screener, {file: survivor.mutant.corrupted}, tests, baseline_passing, None)
-        if not full.error and not full.timed_out and len(full.failing) >= min_failing:
-            survivor.result = full
+    # A budget-truncated count is a lower bound, so a truncated survivor can only
+    # rank worse once measured: re-run the top until it is exact (lazy evaluation).
+    for _ in range(rank_runs):
+        _rank(survivors, distance_to)
+        top = survivors[0]
+        if top.result.exact:
+            break
+        full = screen(screener, {file: top.mutant.corrupted}, tests, baseline_passing, None)
+        if full.error or full.timed_out or len(full.failing) < min_failing:
+            survivors.pop(0)  # flaky under a full run: not a reliable task
+            if not survivors:
+                outcome.reason = "no surviving mutant: the survivors did not fail reliably"
+                return outcome
+        else:
+            top.result = full
     _rank(survivors, distance_to)
     best = survivors[0]
     outcome.corruption = _corruption(best, source, file, qualname, survivors, seed, distance_to)
     return outcome
-
-
-def _generate(source, file, qualname, def_line, seed, operators) -> list[Mutant]:
-    from corrupt.corrupt.operators import generate_mutants
-
-    if operators is None:
-        return generate_mutants(source, file, qualname, def_line, seed=seed)
-    return generate_mutants(source, file, qualname, def_line, seed=seed, operators=operators)
 
 
 def _round_robin(mutants: list[Mutant], seed: int) -> list[Mutant]:
@@ -167,20 +170,12 @@ def _round_robin(mutants: list[Mutant], seed: int) -> list[Mutant]:
     return ordered
 
 
-def _problems(mutant: Mutant, source: str, qualname: str, def_line: int, seen: set[str]):
+def _problems(mutant: Mutant, source: str, seen: set[str]) -> list[str]:
+    """The operators already checked compilation, scope, signature and no-ops; add the tells."""
     if mutant.corrupted in seen:
         return ["duplicate of an earlier mutant"]
     seen.add(mutant.corrupted)
-    # Only the default-changing operators may touch a default value; that is their bug.
-    allow_default = "default" in mutant.operator
-    return corruption_problems(
-        source, mutant.corrupted, qualname, def_line, allow_default_change=allow_default
-    )
-
-
-def _span(corrupted: str, qualname: str, def_line: int) -> tuple[int, int]:
-    found = find_function(ast.parse(corrupted), qualname, def_line)
-    return (found.start, found.end) if found else (def_line, def_line)
+    return tells(source, mutant.corrupted)
 
 
 def _rank(survivors: list[_Survivor], distance_to: DistanceTo | None) -> None:
@@ -215,7 +210,7 @@ def _corruption(best, source, file, qualname, survivors, seed, distance_to) -> C
         subcategory=mutant.odc_subcategory,
         operator=mutant.operator,
         hef_category=mutant.hef_category,
-        effect=effect_of(result, best.span, best.names, distance_to),
+        effect=effect_of(result, best.names, distance_to),
     )
     others = [
         {

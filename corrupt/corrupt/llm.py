@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from corrupt.corrupt.edits import changed_lines
+from corrupt.corrupt.locate import find_ast_function, span_of
 from corrupt.corrupt.models import Bug, Corruption, CorruptionOutcome, FileChange, Screener
 from corrupt.corrupt.screening import (
     DistanceTo,
@@ -29,12 +31,7 @@ from corrupt.corrupt.screening import (
     screen,
     subtlety,
 )
-from corrupt.corrupt.validate import (
-    changed_lines,
-    corruption_problems,
-    find_function,
-    splice_function,
-)
+from corrupt.corrupt.validate import corruption_problems, splice_function
 from corrupt.errors import LLMError
 
 ODC_CATEGORIES = [
@@ -118,7 +115,6 @@ MAX_FEEDBACK_FAILURES = 12
 class _Attempt:
     corrupted: str
     result: Screening
-    span: tuple[int, int]
     names: FrameNames
     score: float
     args: dict[str, Any]
@@ -185,17 +181,18 @@ class LLMCorruptor:
         outcome = CorruptionOutcome(target=qualname, corruption=None)
         tests = sorted(set(covering_tests) & baseline_passing)
         try:
-            span = find_function(ast.parse(source), qualname, def_line)
+            node = find_ast_function(ast.parse(source), qualname, def_line)
         except SyntaxError as exc:
             outcome.reason = f"{file} does not parse: {exc.msg}"
             return outcome
-        if span is None:
+        if node is None:
             outcome.reason = f"target {qualname} not found at {file}:{def_line}"
             return outcome
         if not tests:
             outcome.reason = "no covering tests"
             return outcome
 
+        span = span_of(node)
         lines = source.splitlines(keepends=True)
         function = "".join(lines[span.start - 1 : span.end])
         messages: list[dict[str, Any]] = [
@@ -249,7 +246,7 @@ class LLMCorruptor:
             subcategory=str(args.get("subcategory") or "unclassified")[:80],
             operator="llm",
             hef_category=hef if hef in HEF_CATEGORIES else "",
-            effect=effect_of(best.result, best.span, best.names, distance_to),
+            effect=effect_of(best.result, best.names, distance_to),
         )
         return Corruption(
             kind="adversarial",
@@ -407,15 +404,12 @@ class _Session:
                 f"{self.min_failing} must fail. Make the bug affect behaviour the tests check."
                 + report
             )
-        span = find_function(ast.parse(corrupted), self.qualname, self.def_line)
-        bounds = (span.start, span.end) if span else (self.def_line, self.def_line)
         names = FrameNames(self.file, corrupted, self.qualname, self.def_line)
-        size = len(entry["lines"])
-        score = subtlety(result, bounds, size, names, self.distance_to).score
+        score = subtlety(result, len(entry["lines"]), names, self.distance_to).score
         entry.update(outcome="valid", score=score)
         self.valid += 1
         if self.best is None or score < self.best.score:
-            self.best = _Attempt(corrupted, result, bounds, names, score, args)
+            self.best = _Attempt(corrupted, result, names, score, args)
         return (
             f"Accepted: {len(result.failing)} of {result.ran} tests fail (subtlety score "
             f"{score:.3f}, lower is better). You may submit a subtler variant: fewer failing "

@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from corrupt.corrupt.models import Effect, Screener
-from corrupt.corrupt.validate import find_function
 from corrupt.errors import CorruptError
 from corrupt.repos.models import Frame, TestReport, TestResult
 
@@ -92,62 +91,55 @@ def is_crash(result: TestResult) -> bool:
 class FrameNames:
     """Maps traceback frames (file, line, bare function name) to dotted qualified names.
 
-    Frames in the target's own file are resolved exactly from its source (so a
-    failing method is ``pkg.mod.Class.method``, not ``pkg.mod.method``); frames
-    elsewhere get ``<module>.<function>``, the module taken from the path with
-    a ``src/`` prefix dropped. Unresolvable names simply match nothing.
+    Built from the text that ran (the corrupted file), it also knows the
+    target's ``span`` there. Frames in the target's own file are resolved
+    exactly (a failing method is ``pkg.mod.Class.method``, not
+    ``pkg.mod.method``); frames elsewhere get ``<module>.<function>``, the
+    module taken from the path with a ``src/`` prefix dropped. Unresolvable
+    names simply match nothing in the call graph.
     """
 
     def __init__(self, file: str, source: str, qualname: str, def_line: int) -> None:
         self.file = file
-        self.functions: list[tuple[int, int, str]] = []
-        tree = ast.parse(source)
-        target = find_function(tree, qualname, def_line)
-        in_file = _in_file_path(tree, target.node) if target else qualname.rsplit(".", 1)[-1]
-        self.prefix = qualname[: -len(in_file) - 1] if qualname.endswith("." + in_file) else ""
-        self._collect(tree, "")
+        self.functions: list[tuple[int, int, int, str]] = []  # def line, end, first line, path
+        self._collect(ast.parse(source), "")
+        target = next(
+            (
+                f
+                for f in self.functions
+                if f[0] == def_line and (qualname == f[3] or qualname.endswith("." + f[3]))
+            ),
+            None,
+        )
+        self.span = (target[2], target[1]) if target else (def_line, def_line)
+        self.prefix = qualname[: -len(target[3]) - 1] if target and qualname != target[3] else ""
 
     def _collect(self, node: ast.AST, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
                 path = f"{prefix}.{child.name}" if prefix else child.name
                 if not isinstance(child, ast.ClassDef):
-                    self.functions.append((child.lineno, child.end_lineno or child.lineno, path))
+                    first = min([d.lineno for d in child.decorator_list] + [child.lineno])
+                    end = child.end_lineno or child.lineno
+                    self.functions.append((child.lineno, end, first, path))
                 self._collect(child, path)
 
     def __call__(self, frame: Frame) -> str:
         if frame.file == self.file:
             inside = [f for f in self.functions if f[0] <= frame.line <= f[1]]
             if inside:
-                path = max(inside)[2]
+                path = max(inside)[3]  # the innermost: the latest def line
                 return f"{self.prefix}.{path}" if self.prefix else path
         module = frame.file.removesuffix(".py").removesuffix("/__init__")
         module = module.removeprefix("src/").replace("/", ".")
         return f"{module}.{frame.function}"
 
 
-def _in_file_path(tree: ast.Module, target: ast.AST) -> str:
-    def walk(node: ast.AST, prefix: str) -> str | None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-                path = f"{prefix}.{child.name}" if prefix else child.name
-                if child is target:
-                    return path
-                found = walk(child, path)
-                if found:
-                    return found
-        return None
-
-    return walk(tree, "") or ""
-
-
 def hop_distance(
-    frames: Sequence[Frame],
-    span: tuple[int, int],
-    names: FrameNames,
-    distance_to: DistanceTo | None,
+    frames: Sequence[Frame], names: FrameNames, distance_to: DistanceTo | None
 ) -> int | None:
     """0 when a frame lies in the target; else what ``distance_to`` says; None if unknown."""
+    span = names.span
     if any(f.file == names.file and span[0] <= f.line <= span[1] for f in frames):
         return 0
     if distance_to is None or not frames:
@@ -160,15 +152,11 @@ def hop_distance(
 
 
 def subtlety(
-    result: Screening,
-    span: tuple[int, int],
-    size: int,
-    names: FrameNames,
-    distance_to: DistanceTo | None,
+    result: Screening, size: int, names: FrameNames, distance_to: DistanceTo | None
 ) -> Subtlety:
     report = result.report
     failures = [report.results[n] for n in result.failing] if report else []
-    hops = [hop_distance(r.frames, span, names, distance_to) for r in failures]
+    hops = [hop_distance(r.frames, names, distance_to) for r in failures]
     # An unknown distance means the target is not in the traceback: count it as one hop.
     locality = [1.0 / (1 + (1 if h is None else h)) for h in hops]
     return Subtlety(
@@ -180,9 +168,7 @@ def subtlety(
     )
 
 
-def effect_of(
-    result: Screening, span: tuple[int, int], names: FrameNames, distance_to: DistanceTo | None
-) -> Effect:
+def effect_of(result: Screening, names: FrameNames, distance_to: DistanceTo | None) -> Effect:
     """The first failure (by test id) as the bug's recorded effect."""
     if not result.report or not result.failing:
         return Effect()
@@ -191,5 +177,5 @@ def effect_of(
         exception=first.exc_type,
         message=first.message,
         manifest_frames=[f"{f.file}:{f.line}:{f.function}" for f in first.frames],
-        hop_distance=hop_distance(first.frames, span, names, distance_to),
+        hop_distance=hop_distance(first.frames, names, distance_to),
     )
