@@ -14,10 +14,18 @@ FIXTURES = Path(__file__).parent / "fixtures" / "repos_run"
 
 
 def session_cache(tmp_path_factory) -> Path:
-    """One cache folder per test session, so every module reuses the same venvs."""
-    path = tmp_path_factory.getbasetemp() / "repos-run-cache"
-    path.mkdir(exist_ok=True)
+    """One cache folder per test session, so every module reuses the same venvs.
+
+    It is ``$XDG_CACHE_HOME/corrupt`` for ``XDG_CACHE_HOME=session_xdg(...)``,
+    so CLI runs share it too.
+    """
+    path = session_xdg(tmp_path_factory) / "corrupt"
+    path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def session_xdg(tmp_path_factory) -> Path:
+    return tmp_path_factory.getbasetemp() / "repos-run-xdg"
 
 
 def fixture_checkout(name: str, tmp_path_factory) -> Checkout:

@@ -1,0 +1,64 @@
+"""Baselines on real suites: green, flaky, cached; coverage folded onto functions."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from repos_run_support import fixture_checkout, session_cache
+
+from corrupt.repos.baseline import compute_baseline
+from corrupt.repos.coverage import coverage_map
+from corrupt.repos.local import LocalSandbox
+
+T = "tests/test_ops.py::"
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    return LocalSandbox(cache_dir=session_cache(tmp_path_factory))
+
+
+def test_calc_baseline_is_green_cached_and_maps_functions(sandbox, tmp_path_factory, tmp_path):
+    checkout = fixture_checkout("calc", tmp_path_factory)
+    env = sandbox.prepare(checkout)
+    baseline = compute_baseline(checkout, sandbox, env, cache_dir=tmp_path)
+    assert baseline.commit == checkout.commit and baseline.flaky == []
+    assert len(baseline.tests) == 8 and T + "test_add" in baseline.tests
+    assert baseline.skipped == [T + "test_expected_failure", T + "test_skipped"]
+    assert 0 < baseline.seconds < 60 and set(baseline.durations) == set(baseline.tests)
+    assert baseline.command[:3] == ["python", "-m", "pytest"]
+    # xfailed tests ran code too, but only trusted passing tests may appear in the coverage
+    covering = {n for lines in baseline.line_coverage.values() for ids in lines.values() for n in ids}
+    assert covering <= set(baseline.tests) and T + "test_expected_failure" not in covering
+
+    spans = [
+        ("calc.ops.add", "src/calc/ops.py", 5, 5),
+        ("calc.ops.divide", "src/calc/ops.py", 9, 11),
+        ("calc.ops.factorial", "src/calc/ops.py", 15, 20),
+        ("calc.ops.mean", "src/calc/ops.py", 24, 27),
+        ("calc.ops.unused", "src/calc/ops.py", 31, 31),
+        ("calc.elsewhere", "src/calc/missing.py", 1, 9),
+    ]
+    cmap = coverage_map(baseline, spans)
+    assert cmap["calc.ops.add"] == [T + "test_add"]
+    assert cmap["calc.ops.divide"] == [T + "test_divide", T + "test_mean"]
+    assert cmap["calc.ops.factorial"] == [
+        T + "test_factorial[0-1]", T + "test_factorial[1-1]", T + "test_factorial[5-120]", T + "test_factorial_negative",
+    ]
+    assert cmap["calc.ops.unused"] == [] and cmap["calc.elsewhere"] == []
+
+    [cached] = (tmp_path / "baselines").glob("*.json")
+    assert json.loads(cached.read_text())["baseline"]["tests"] == baseline.tests
+    started = time.monotonic()
+    assert compute_baseline(checkout, sandbox, env, cache_dir=tmp_path) == baseline
+    assert time.monotonic() - started < 0.5
+
+
+def test_flaky_tests_are_recorded_and_excluded(sandbox, tmp_path_factory, tmp_path):
+    checkout = fixture_checkout("flaky", tmp_path_factory)
+    baseline = compute_baseline(checkout, sandbox, sandbox.prepare(checkout), cache_dir=tmp_path)
+    assert baseline.flaky == ["tests/test_flaky.py::test_passes_only_once"]
+    assert baseline.tests == ["tests/test_flaky.py::test_stable"]
+    assert all(ids == ["tests/test_flaky.py::test_stable"] for lines in baseline.line_coverage.values() for ids in lines.values())
