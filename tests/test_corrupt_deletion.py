@@ -87,7 +87,9 @@ def test_function_with_decorator_multiline_signature_and_docstring() -> None:
     assert _function_source(mutant.corrupted, "total").endswith(
         '    Scaled.\n    """\n    raise NotImplementedError'
     )
-    assert "@functools.lru_cache(maxsize=None)\ndef total(\n    items: list[int]," in mutant.corrupted
+    assert (
+        "@functools.lru_cache(maxsize=None)\ndef total(\n    items: list[int]," in mutant.corrupted
+    )
     assert "explain the loop" not in mutant.corrupted
     assert "TOTAL = 3  # a comment outside" in mutant.corrupted
     _check_only_body_changed(SOURCE, mutant.corrupted, "total")
@@ -99,11 +101,19 @@ def test_function_with_decorator_multiline_signature_and_docstring() -> None:
     ("qualname", "name", "expected"),
     [
         ("m.Basket.size", "size", "def size(self) -> int:\n        raise NotImplementedError"),
-        ("m.Basket.fetch", "fetch", 'async def fetch(self, url):\n        "Fetch it."\n        raise'),
+        (
+            "m.Basket.fetch",
+            "fetch",
+            'async def fetch(self, url):\n        "Fetch it."\n        raise',
+        ),
         ("m.Basket.outer.inner", "inner", "def inner(x):\n            raise NotImplementedError"),
         ("m.Basket.outer", "outer", "def outer(self):\n        raise NotImplementedError\n"),
         ("m.one_liner", "one_liner", "def one_liner(): raise NotImplementedError\n"),
-        ("m.one_liner_doc", "one_liner_doc", 'def one_liner_doc(): "Doc."; raise NotImplementedError'),
+        (
+            "m.one_liner_doc",
+            "one_liner_doc",
+            'def one_liner_doc(): "Doc."; raise NotImplementedError',
+        ),
     ],
 )
 def test_methods_properties_async_nested_and_one_liners(

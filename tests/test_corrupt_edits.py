@@ -18,7 +18,9 @@ from corrupt.corrupt.edits import (
     unified_diff,
 )
 
-TEXTS = st.sampled_from(["", "x = 1", "\treturn x", "    if a:", "pass", "y = 'é'", "  # c", "\x0c"])
+TEXTS = st.sampled_from(
+    ["", "x = 1", "\treturn x", "    if a:", "pass", "y = 'é'", "  # c", "\x0c"]
+)
 TERMS = st.sampled_from(["\n", "\r\n"])
 ALL_TERMS = st.sampled_from(["\n", "\r\n", "\r"])
 

@@ -64,7 +64,7 @@ def delete_function(
     located = locate(source, qualname, def_line)
     function = located.function
     hollowed = function.with_changes(body=hollow_body(function.body, style))
-    corrupted = located.module.deep_replace(function, hollowed).code
+    corrupted = located.with_function(hollowed)
     if corrupted == source:
         raise TargetNotFound(f"{qualname} has no body to delete")
     return Mutant(

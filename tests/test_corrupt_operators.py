@@ -1,0 +1,217 @@
+"""Each operator makes the bug it names, and declines where it cannot apply safely."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from corrupt.corrupt.edits import apply_edit_script, edit_script
+from corrupt.corrupt.operators import CATALOGUE, generate_mutants
+
+
+def _mutants(source: str, operator: str) -> list[str]:
+    """The corrupted files one operator makes of the first function in ``source``."""
+    source = textwrap.dedent(source)
+    node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
+    mutants = generate_mutants(source, "m.py", f"m.{node.name}", node.lineno, operators=[operator])
+    for mutant in mutants:
+        assert mutant.operator == operator
+        assert apply_edit_script(mutant.corrupted, edit_script(source, mutant.corrupted)) == source
+        assert mutant.lines, "a mutant names the lines it changed"
+    return [m.corrupted for m in mutants]
+
+
+# operator: (source, one expected corrupted file, source where it must decline)
+CASES: dict[str, tuple[str, str, str]] = {
+    "flip_comparison": (
+        "def f(a, b):\n    if a < b:\n        return a\n    return b\n",
+        "def f(a, b):\n    if a > b:\n        return a\n    return b\n",
+        "def f(a, b):\n    return a + b\n",
+    ),
+    "shift_boundary": (
+        "def f(a, b):\n    if a < b:\n        return a\n    return b\n",
+        "def f(a, b):\n    if a <= b:\n        return a\n    return b\n",
+        "def f(a, b):\n    return a == b\n",
+    ),
+    "negate_condition": (
+        "def f(a, b):\n    while a and b:\n        a -= 1\n    return a\n",
+        "def f(a, b):\n    while not (a and b):\n        a -= 1\n    return a\n",
+        "def f(a):\n    return a\n",
+    ),
+    "drop_condition_clause": (
+        "def f(a, b):\n    if a and b > 0:\n        return 1\n    return 0\n",
+        "def f(a, b):\n    if b > 0:\n        return 1\n    return 0\n",
+        "def f(a, b):\n    if a:\n        return 1\n    return b\n",
+    ),
+    "swap_and_or": (
+        "def f(a, b):\n    return a and b > 0\n",
+        "def f(a, b):\n    return a or b > 0\n",
+        "def f(a, b):\n    return a > b\n",
+    ),
+    "is_vs_equality": (
+        "def f(a, b):\n    return a == b\n",
+        "def f(a, b):\n    return a is b\n",
+        "def f(a):\n    return a == 1 or a is None or a != 'x'\n",
+    ),
+    "in_not_in": (
+        "def f(a, b):\n    return a in b\n",
+        "def f(a, b):\n    return a not in b\n",
+        "def f(a, b):\n    return a == b\n",
+    ),
+    "none_vs_falsy": (
+        "def f(a):\n    if a is None:\n        return 0\n    return a\n",
+        "def f(a):\n    if not a:\n        return 0\n    return a\n",
+        "def f(a):\n    if a > 1:\n        return 0\n    return a + 1\n",
+    ),
+    "drop_guard": (
+        "def f(xs):\n    if not xs:\n        return 0\n    return sum(xs)\n",
+        "def f(xs):\n    return sum(xs)\n",
+        "def f(xs):\n    if xs:\n        xs = xs[1:]\n    if xs:\n        return 1\n    else:\n        return 2\n",
+    ),
+    "invert_if_else": (
+        "def f(a):\n    if a:\n        return 1\n    else:\n        return 2\n",
+        "def f(a):\n    if a:\n        return 2\n    else:\n        return 1\n",
+        "def f(a):\n    if a:\n        return 1\n    else:\n        return 1\n",
+    ),
+    "add_spurious_guard": (
+        "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n",
+        "def f(xs):\n    total = 0\n    for x in xs:\n        if x:\n            total += x\n    return total\n",
+        "def f(xs):\n    return len(xs)\n",
+    ),
+    "wrong_exception": (
+        "def f(d, k):\n    try:\n        return d[k]\n    except KeyError:\n        return None\n",
+        "def f(d, k):\n    try:\n        return d[k]\n    except IndexError:\n        return None\n",
+        "def f(d, k):\n    try:\n        return d[k]\n    except Exception:\n        return None\n",
+    ),
+    "nudge_constant": (
+        "def f(a):\n    return a * 10\n",
+        "def f(a):\n    return a * 11\n",
+        "def f(a, b):\n    return a & 0xFF or b * 1_000\n",
+    ),
+    "flip_boolean": (
+        "def f(xs):\n    seen = False\n    for x in xs:\n        seen = seen or x\n    return seen\n",
+        "def f(xs):\n    seen = True\n    for x in xs:\n        seen = seen or x\n    return seen\n",
+        "def f(xs):\n    return sorted(xs, reverse=True)\n",
+    ),
+    "loop_range_off_by_one": (
+        "def f(xs):\n    t = 0\n    for i in range(len(xs) - 1):\n        t += xs[i]\n    return t\n",
+        "def f(xs):\n    t = 0\n    for i in range(len(xs)):\n        t += xs[i]\n    return t\n",
+        "def f(xs, args):\n    for x in xs:\n        print(x, range(*args))\n",
+    ),
+    "swap_arithmetic": (
+        "def f(a, b):\n    return a + b\n",
+        "def f(a, b):\n    return a - b\n",
+        "def f(a):\n    return 'x' + a or '%s' % a\n",
+    ),
+    "swap_operands": (
+        "def f(a, b):\n    return a - b\n",
+        "def f(a, b):\n    return b - a\n",
+        "def f(a, b):\n    return a + b or a - a or a - b * 2\n",
+    ),
+    "wrong_method": (
+        "def f(xs, x):\n    xs.append(x)\n    return xs\n",
+        "def f(xs, x):\n    xs.extend(x)\n    return xs\n",
+        "def f(xs):\n    xs.sort()\n    return xs\n",
+    ),
+    "wrong_builtin": (
+        "def f(xs):\n    return max(xs)\n",
+        "def f(xs):\n    return min(xs)\n",
+        "def f(xs, max):\n    return max(xs)\n",
+    ),
+    "swap_call_arguments": (
+        "def f(a, b):\n    return divmod(a, b)\n",
+        "def f(a, b):\n    return divmod(b, a)\n",
+        "def f(a, b):\n    return max(a, b) + divmod(a, a) + pow(a, b=b)\n",
+    ),
+    "flip_keyword_argument": (
+        "def f(xs):\n    return sorted(xs, reverse=True)\n",
+        "def f(xs):\n    return sorted(xs, reverse=False)\n",
+        "def f(xs):\n    return sorted(xs, key=len)\n",
+    ),
+    "drop_keyword_argument": (
+        "def f(xs):\n    return sorted(xs, key=len)\n",
+        "def f(xs):\n    return sorted(xs)\n",
+        "def f(xs, opts):\n    return sorted(xs, key=len, **opts)\n",
+    ),
+    "drop_statement": (
+        "def f(xs, x):\n    xs.append(x)\n    return xs\n",
+        "def f(xs, x):\n    return xs\n",
+        "def f(xs):\n    y = xs.pop()\n    if y:\n        xs.clear()\n    return y\n",
+    ),
+    "drop_break_continue": (
+        "def f(xs):\n    r = None\n    for x in xs:\n        if x:\n            r = x\n            break\n    return r\n",
+        "def f(xs):\n    r = None\n    for x in xs:\n        if x:\n            r = x\n    return r\n",
+        "def f(xs):\n    for x in xs:\n        if x:\n            break\n    return xs\n",
+    ),
+    "return_inside_loop": (
+        "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n",
+        "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n        return t\n",
+        "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    else:\n        t = 1\n    return t\n",
+    ),
+    "wrong_variable": (
+        "def f(a: int, b: int):\n    c = a + b\n    return c * a\n",
+        "def f(a: int, b: int):\n    c = a + b\n    return c * b\n",
+        "def f(self, a: int, b: str):\n    return a * len(b) + self.x\n",
+    ),
+    "change_default": (
+        "def f(a, strict=False, n=3):\n    return a if strict else n\n",
+        "def f(a, strict=True, n=3):\n    return a if strict else n\n",
+        "def f(a, b=None, c='x'):\n    return a or b or c\n",
+    ),
+    "mutable_default": (
+        "def f(x, acc=None):\n    if acc is None:\n        acc = []\n    acc.append(x)\n    return acc\n",
+        "def f(x, acc=[]):\n    acc.append(x)\n    return acc\n",
+        "def f(x, acc=None):\n    if acc is None:\n        acc = make()\n    acc.append(x)\n    return acc\n",
+    ),
+    "late_binding_closure": (
+        "def f(xs):\n    fs = []\n    for x in xs:\n        fs.append(lambda x=x: x * 2)\n    return fs\n",
+        "def f(xs):\n    fs = []\n    for x in xs:\n        fs.append(lambda: x * 2)\n    return fs\n",
+        "def f(x):\n    return lambda x=x: x\n",
+    ),
+    "shadowed_name": (
+        "def f(items, total):\n    for item in items:\n        print(item)\n    return total\n",
+        "def f(items, total):\n    for total in items:\n        print(total)\n    return total\n",
+        "def f(items, total):\n    for item in items:\n        print(item, total)\n    return item\n",
+    ),
+}
+
+
+def test_every_operator_has_a_case() -> None:
+    assert set(CASES) == set(CATALOGUE)
+
+
+@pytest.mark.parametrize("operator", sorted(CASES))
+def test_operator_makes_its_bug(operator: str) -> None:
+    source, expected, _ = CASES[operator]
+    assert expected in _mutants(source, operator)
+
+
+@pytest.mark.parametrize("operator", sorted(CASES))
+def test_operator_declines_where_it_cannot_apply(operator: str) -> None:
+    _, _, decline = CASES[operator]
+    assert _mutants(decline, operator) == []
+
+
+def test_catalogue_covers_every_category() -> None:
+    assert len(CATALOGUE) >= 25
+    hef = {op.hef_category for op in CATALOGUE.values()}
+    assert hef == {
+        "value misuse",
+        "missing logic",
+        "excess logic",
+        "operator misuse",
+        "variable misuse",
+        "function misuse",
+    }
+    assert {op.odc_category for op in CATALOGUE.values()} == {"Assignment", "Checking", "Algorithm"}
+    for name, op in CATALOGUE.items():
+        assert op.name == name and op.odc_subcategory
+
+
+def test_only_default_operators_touch_defaults() -> None:
+    assert {n for n, op in CATALOGUE.items() if op.changes_defaults} == {
+        "change_default",
+        "mutable_default",
+    }
