@@ -174,6 +174,12 @@ def test_materialize_refuses_a_used_folder_and_a_changed_tree(tmp_path: Path) ->
     (used / "keep.txt").write_text("mine", encoding="utf-8")
     with pytest.raises(InputError, match="not empty"):
         materialize_task(task, used, tree=tree, files=files)
+    (tree / "src/shop/pricing.py").chmod(0o444)  # a read-only source still materialises
+    made = materialize_task(task, tmp_path / "ok", tree=tree, files=files)
+    assert (made / "src/shop/pricing.py").read_bytes() == ADVERSARIAL[
+        "src/shop/pricing.py"
+    ].encode()
+    (tree / "src/shop/pricing.py").chmod(0o644)
     (tree / "src/shop/pricing.py").write_text(PRICING + "\n# edited\n", encoding="utf-8")
     with pytest.raises(StoreError, match="changed since the build"):
         materialize_task(task, tmp_path / "new", tree=tree, files=files)

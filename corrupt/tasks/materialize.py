@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -133,7 +134,9 @@ def materialize_task(
 def _write_repo(task: Task, root: Path, tree: Path, files: dict[str, tuple[str, str]]) -> None:
     shutil.copytree(tree, root, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
     for path, (_, corrupted) in files.items():
-        (root / path).write_text(corrupted, encoding="utf-8", newline="")
+        target = root / path
+        target.chmod(target.stat().st_mode | stat.S_IWUSR)  # copies keep a read-only source's mode
+        target.write_text(corrupted, encoding="utf-8", newline="")
     when = {"GIT_AUTHOR_DATE": task.created_at, "GIT_COMMITTER_DATE": task.created_at}
     _git(["init", "-q", "-b", "main"], root, when)
     _git(["add", "--all", "--force", "."], root, when)
