@@ -147,8 +147,9 @@ def test_contract_cached_clone_is_byte_identical_after_vandalism(sandbox, hostil
     checkout, env = hostile
     before = tree_digest(checkout.path)
     nodeid = HOSTILE + "test_vandalises_tree"
-    with Workspace(checkout) as ws:
+    with Workspace(checkout) as ws, ws.patched({"clone.txt": str(checkout.path)}):
         report = run_tests(sandbox, env, ws.path, select=[nodeid])
         assert (ws.path / "data" / "extra.txt").read_text() == "new"  # the run really wrote
+        assert (ws.path / "clone-attempt.txt").read_text() != "written"
     assert report.results[nodeid].outcome == "passed"
     assert tree_digest(checkout.path) == before

@@ -8,6 +8,9 @@ Isolation, in order of what matters most:
 - **network**: the child enters a new Linux network namespace (only its own
   loopback, brought up so suites that serve on 127.0.0.1 still work) when the
   kernel lets us; otherwise one warning is logged and the run goes ahead;
+- **the cache**: in a private mount namespace corrupt's cache (cached clones,
+  venvs) is bind-mounted read-only, so even a test running as root cannot
+  change a cached clone (same fallback: one warning);
 - **limits**: address space, process count and CPU time via ``setrlimit``;
 - **timeouts**: the child leads its own process group and the whole group is
   killed, so forked servers and pytest-xdist workers die with it.
@@ -31,13 +34,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from corrupt.repos.environment import create_environment
+from corrupt.repos.environment import create_environment, default_cache_dir
 from corrupt.repos.models import Checkout, Command, CommandResult, Environment, Limits
 from corrupt.repos.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
-CLONE_NEWNET = 0x40000000
+CLONE_NEWNET, CLONE_NEWNS = 0x40000000, 0x00020000
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x1, 0x20, 0x1000, 0x4000, 0x40000
 SIOCSIFFLAGS = 0x8914
 IFF_UP, IFF_LOOPBACK, IFF_RUNNING = 0x1, 0x8, 0x40
 PASSED_THROUGH = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM")
@@ -45,48 +49,76 @@ TAIL_BYTES = 200_000
 _KILL_SIGNALS = {-signal.SIGKILL, -signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS}
 
 
+def _libc_call(name: str, *args) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if getattr(libc, name)(*args) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{name} failed: {os.strerror(errno)}")
+
+
 def _enter_network_namespace() -> None:
     """Runs in the child before exec: new netns with its loopback up."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(CLONE_NEWNET) != 0:
-        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed")
+    _libc_call("unshare", CLONE_NEWNET)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         flags = IFF_UP | IFF_LOOPBACK | IFF_RUNNING
         fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags))
+
+
+def _read_only(folder: Path):
+    """A pre-exec step: private mount namespace in which ``folder`` is read-only."""
+    path = os.fsencode(folder)
+
+    def apply() -> None:
+        _libc_call("unshare", CLONE_NEWNS)
+        _libc_call("mount", b"none", b"/", None, MS_REC | MS_PRIVATE, None)
+        _libc_call("mount", path, path, None, MS_BIND | MS_REC, None)
+        _libc_call("mount", None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY, None)
+
+    return apply
 
 
 class LocalSandbox(Sandbox):
     """Runs commands as local processes; environments are cached venvs."""
 
     name = "local"
-    _network_isolation: bool | None = None  # probed once per process
+    _probed: dict[str, bool] = {}  # isolation feature -> works here (probed once per process)
 
     def __init__(self, *, cache_dir: Path | None = None, isolate_network: bool = True) -> None:
-        self.cache_dir = cache_dir
+        self.cache_dir = Path(cache_dir or default_cache_dir())
         self.isolate_network = isolate_network
 
     def prepare(self, checkout: Checkout, *, progress=None) -> Environment:
         return create_environment(checkout, cache_dir=self.cache_dir, progress=progress)
 
     @classmethod
-    def network_isolation_available(cls) -> bool:
-        if cls._network_isolation is None:
+    def _available(cls, feature: str, step, consequence: str) -> bool:
+        if feature not in cls._probed:
             try:
-                subprocess.run(
-                    [sys.executable, "-c", "pass"], preexec_fn=_enter_network_namespace, check=True, timeout=30
-                )
-                cls._network_isolation = True
+                subprocess.run([sys.executable, "-c", "pass"], preexec_fn=step, check=True, timeout=30)
+                cls._probed[feature] = True
             except (OSError, subprocess.SubprocessError) as exc:
-                log.warning("no network namespace (%s): repository tests will have network access", exc)
-                cls._network_isolation = False
-        return cls._network_isolation
+                log.warning("no %s (%s): %s", feature, exc, consequence)
+                cls._probed[feature] = False
+        return cls._probed[feature]
+
+    def _isolation_steps(self, limits: Limits) -> list:
+        steps = []
+        if self.isolate_network and not limits.network and self._available(
+            "network namespace", _enter_network_namespace, "repository tests will have network access"
+        ):
+            steps.append(_enter_network_namespace)
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        read_only = _read_only(self.cache_dir)
+        if self._available("mount namespace", read_only, "the cache is protected only by working copies"):
+            steps.append(read_only)
+        return steps
 
     def run(self, env: Environment, tree: Path, command: Command) -> CommandResult:
         argv = list(command.argv)
         if argv and argv[0] == "python":
             argv[0] = env.python
         limits = command.limits
-        isolate = self.isolate_network and not limits.network and self.network_isolation_available()
+        steps = self._isolation_steps(limits)
         scratch = Path(tempfile.mkdtemp(prefix="corrupt-run-"))
         try:
             (scratch / "home").mkdir()
@@ -103,7 +135,7 @@ class LocalSandbox(Sandbox):
                     stdout=out,
                     stderr=err,
                     start_new_session=True,
-                    preexec_fn=_limiter(limits, isolate),
+                    preexec_fn=_limiter(limits, steps),
                 )
                 timed_out = False
                 try:
@@ -141,10 +173,10 @@ def _scrubbed_env(env: Environment, scratch: Path) -> dict[str, str]:
     return base
 
 
-def _limiter(limits: Limits, isolate: bool):
+def _limiter(limits: Limits, steps: list):
     def apply() -> None:
-        if isolate:
-            _enter_network_namespace()
+        for step in steps:
+            step()
         memory = limits.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
