@@ -1,15 +1,14 @@
-"""The sandbox contract, against DockerSandbox on a real engine (Podman in CI).
+"""What only containers add to the sandbox contract (tests/test_docker_contract.py).
 
-Same promises as the local sandbox: secrets invisible, no network, timeout,
-memory limit, clone untouched — plus what only containers add: the working
-tree goes in and collected files come out, containers never outlive a run
-(not even on Ctrl-C), and images are reused.
+The working tree goes in and only collected files come out, the network is
+loopback only, containers never outlive a run (timeout, Ctrl-C), images are
+reused, and engine/image/build problems are clear errors. Real engine
+(Podman in CI) throughout.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import signal
 import subprocess
 import sys
@@ -100,18 +99,6 @@ def digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def test_secrets_in_the_callers_environment_are_invisible(sandbox, contract, tree, monkeypatch):
-    monkeypatch.setenv("GITHUB_TOKEN", "ghp_topsecret123")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-topsecret456")
-    command = python("import os, json; print(json.dumps(dict(os.environ)))")
-    command.env = {"PYTHONHASHSEED": "0"}
-    result = sandbox.run(contract[1], tree, command)
-    seen = json.loads(result.stdout)
-    assert "topsecret" not in result.stdout
-    assert "GITHUB_TOKEN" not in seen and "OPENAI_API_KEY" not in seen
-    assert seen["PYTHONHASHSEED"] == "0"  # what the command sets does arrive
-
-
 def test_no_network_only_loopback(sandbox, contract, tree):
     result = sandbox.run(contract[1], tree, python("""
         import socket
@@ -135,14 +122,6 @@ def test_timeout_kills_and_removes_the_container(sandbox, engine, contract, tree
     assert time.monotonic() - started < 30
     assert "up" in result.stdout  # output up to the kill is kept
     assert containers_for(engine[0], tree) == []
-
-
-def test_memory_limit_kills_a_greedy_run(sandbox, contract, tree):
-    greedy = "data = b'x' * (600 << 20); print(len(data))"
-    small = sandbox.run(contract[1], tree, python(greedy.replace("600", "20"), memory_mb=200))
-    assert small.exit_code == 0 and small.killed is None
-    result = sandbox.run(contract[1], tree, python(greedy, memory_mb=200))
-    assert result.exit_code != 0 and result.killed == "memory"
 
 
 def test_tree_goes_in_collected_files_come_out_clone_untouched(sandbox, contract, tree):
