@@ -1,0 +1,142 @@
+"""Yield of adversarial search: how many eligible functions get a valid corruption, at what cost.
+
+    python bench/corrupt_yield.py REPO [--min-failing 5] [--seed 0] [--limit N] [--max-candidates 40]
+
+Prepares the repository the way a build does (checkout, environment, baseline,
+coverage map, call graph, eligible targets), then runs ``adversarial_search``
+on every eligible function (or the first ``--limit``) with the real screener,
+and prints: yield (valid / tried targets), mean candidates screened and test
+runs per target, seconds per target, the reasons targets failed, and the
+distribution of the chosen corruptions over operators, ODC categories and
+HumanEvalFix categories.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+
+from corrupt.corrupt.adversarial import adversarial_search
+from corrupt.graph import build_code_graph
+from corrupt.repos.baseline import compute_baseline
+from corrupt.repos.checkout import checkout
+from corrupt.repos.coverage import coverage_map
+from corrupt.repos.local import LocalSandbox
+from corrupt.repos.specs import parse_spec
+from corrupt.repos.workspace import Workspace
+from corrupt.selection.eligibility import eligible_targets
+from corrupt.tasks.screen import RunBudget, TreeScreener
+
+
+def distance_callback(digraph, target: str):
+    """Fewest caller→callee steps from any failing frame's function to the target."""
+    import networkx as nx
+
+    def distance(functions: list[str]) -> int | None:
+        hops = [
+            nx.shortest_path_length(digraph, f, target)
+            for f in functions
+            if f in digraph and target in digraph and nx.has_path(digraph, f, target)
+        ]
+        return min(hops, default=None)
+
+    return distance
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("repo")
+    parser.add_argument("--min-failing", type=int, default=5)
+    parser.add_argument("--min-covering", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--limit", type=int, default=0, help="only the first N eligible targets")
+    parser.add_argument("--max-candidates", type=int, default=40)
+    args = parser.parse_args()
+
+    started = time.monotonic()
+    repo = checkout(parse_spec(args.repo))
+    sandbox = LocalSandbox()
+    env = sandbox.prepare(repo)
+    baseline = compute_baseline(repo, sandbox, env)
+    graph = build_code_graph(repo.path)
+    spans = [
+        (s.qualname, s.file, s.body_start or s.start_line, s.end_line) for s in graph.functions()
+    ]
+    coverage = coverage_map(baseline, spans)
+    targets = eligible_targets(graph, coverage, min_covering=args.min_covering, root=repo.path)
+    if args.limit:
+        targets = targets[: args.limit]
+    digraph = graph.digraph()
+    passing = set(baseline.tests)
+    print(
+        f"{repo.name}: {len(graph.functions())} functions, {len(targets)} eligible, "
+        f"{len(passing)} baseline tests, suite {baseline.seconds:.1f}s; "
+        f"set-up {time.monotonic() - started:.1f}s"
+    )
+
+    reasons: Counter[str] = Counter()
+    operators: Counter[str] = Counter()
+    odc: Counter[str] = Counter()
+    hef: Counter[str] = Counter()
+    screened, runs, valid, failing_share = 0, 0, 0, []
+    search_started = time.monotonic()
+    with Workspace(repo) as workspace:
+        screener = TreeScreener(sandbox, env, workspace, RunBudget.from_baseline(baseline))
+        for target in targets:
+            with open(repo.path / target.file, encoding="utf-8", newline="") as fh:
+                source = fh.read()
+            before = screener.runs
+            outcome = adversarial_search(
+                source,
+                target.file,
+                target.qualname,
+                target.start_line,
+                target.covering_tests,
+                screener,
+                passing,
+                min_failing=args.min_failing,
+                seed=args.seed,
+                max_candidates=args.max_candidates,
+                distance_to=distance_callback(digraph, target.qualname),
+            )
+            runs += screener.runs - before
+            screened += outcome.screened
+            if outcome.corruption is None:
+                reasons[outcome.reason.split(":")[0]] += 1
+                print(f"  - {target.qualname}: {outcome.reason}")
+                continue
+            valid += 1
+            bug = outcome.corruption.bugs[0]
+            operators[bug.operator] += 1
+            odc[f"{bug.category}/{bug.subcategory}"] += 1
+            hef[bug.hef_category] += 1
+            failing_share.append(outcome.corruption.stats["failing_share"])
+            print(
+                f"  + {target.qualname}: {bug.operator} lines {bug.lines}, "
+                f"{len(outcome.corruption.stats['failing'])}/{outcome.corruption.stats['covering']} "
+                f"failing, {bug.effect.exception}, hop {bug.effect.hop_distance}, "
+                f"{outcome.screened} screened"
+            )
+    seconds = time.monotonic() - search_started
+    tried = max(len(targets), 1)
+    print(f"\nyield: {valid}/{len(targets)} = {valid / tried:.0%}")
+    print(
+        f"mean candidates screened per target: {screened / tried:.1f}; "
+        f"test runs per target: {runs / tried:.1f}; seconds per target: {seconds / tried:.1f}"
+    )
+    if failing_share:
+        print(
+            f"mean failing share of covering tests (chosen): {sum(failing_share) / len(failing_share):.2f}"
+        )
+    for title, counts in (
+        ("operators", operators),
+        ("ODC", odc),
+        ("HumanEvalFix", hef),
+        ("no corruption", reasons),
+    ):
+        print(f"{title}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
+
+
+if __name__ == "__main__":
+    main()
