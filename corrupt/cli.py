@@ -286,6 +286,40 @@ def search(
     console.print(table)
 
 
+@app.command()
+@friendly
+def graph(
+    path: Path = typer.Argument(..., help="repository or package folder to analyse"),
+    json_out: Path | None = typer.Option(None, "--json", help="write the adjacency map {caller: [callees]}"),
+    csv_out: Path | None = typer.Option(None, "--csv", help="write one row per function with every metric"),
+    top: int = typer.Option(20, "--top", min=1, help="functions shown in the table"),
+    sort: str = typer.Option("harmonic", "--sort", help="metric to rank by (any --csv column)"),
+    exclude: list[str] | None = typer.Option(None, "--exclude", help="extra glob to leave out (repeatable; 'dir/' for folders)"),
+    no_default_excludes: bool = typer.Option(False, help="analyse tests, docs, examples... too"),
+    no_cache: bool = typer.Option(False, help="ignore and do not write the parse cache"),
+) -> None:
+    """Index a repository, build its call graph and show the top functions by a metric."""
+    from corrupt.errors import InputError
+    from corrupt.graph import DEFAULT_EXCLUDES, build_code_graph
+    from corrupt.graph.report import METRICS, metrics_table, write_csv, write_json
+
+    if sort not in METRICS:
+        raise InputError(f"unknown --sort {sort!r}; choose one of: {', '.join(METRICS)}")
+    if not path.is_dir():
+        raise InputError(f"{path} is not a directory")
+    rules = (() if no_default_excludes else DEFAULT_EXCLUDES) + tuple(exclude or ())
+    code_graph = build_code_graph(path, exclude=rules, use_cache=not no_cache)
+    for skipped in code_graph.skipped:
+        err_console.print(f"skipped {escape(skipped.file)}: {escape(skipped.reason)}", highlight=False)
+    console.print(metrics_table(code_graph, sort, top))
+    if json_out is not None:
+        write_json(code_graph, json_out)
+        console.print(f"adjacency map written to {escape(str(json_out))}", highlight=False)
+    if csv_out is not None:
+        write_csv(code_graph, csv_out)
+        console.print(f"metrics written to {escape(str(csv_out))}", highlight=False)
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app(prog_name="corrupt")
 

@@ -1,0 +1,180 @@
+"""Build a :class:`CodeGraph` for a repository: discover, parse (cached, parallel), resolve, measure.
+
+Parsing dominates cold runs, so each file's facts are cached by a hash of its
+content (plus its module name and the extractor version) and files that miss
+the cache are parsed in a process pool when there are enough of them to
+repay the pool's start-up. A finished graph is cached too, keyed by every
+file's hash and the exclude rules, so an unchanged repository costs only
+hashing its files.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from corrupt.errors import NoPythonError
+from corrupt.graph.discover import DEFAULT_EXCLUDES, SourceFile, discover
+from corrupt.graph.extract import ModuleFacts, extract
+from corrupt.graph.metrics import function_metrics
+from corrupt.graph.models import CodeGraph, SkippedFile
+from corrupt.graph.resolve import resolve_calls
+
+EXTRACTOR_VERSION = "graph-1"
+PARALLEL_MIN_LINES = 20_000
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "corrupt" / "graph"
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as ``ast`` numbers them (``\\n``, ``\\r\\n`` and ``\\r`` all end a line)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def parse_source(source: SourceFile, data: bytes) -> ModuleFacts | SkippedFile:
+    """Facts of one file, or the reason it cannot be read as Python."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return SkippedFile(source.path, "not UTF-8")
+    text = text.removeprefix("\ufeff")
+    try:
+        tree = ast.parse(text, filename=source.path)
+    except SyntaxError as exc:
+        return SkippedFile(source.path, f"syntax error at line {exc.lineno}: {exc.msg}")
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return SkippedFile(source.path, f"cannot parse: {exc}")
+    return extract(tree, source.module, source.path, source.is_package, split_lines(text))
+
+
+def _parse_job(job: tuple[SourceFile, bytes]) -> ModuleFacts | SkippedFile:
+    return parse_source(*job)
+
+
+class _Cache:
+    """Pickled results in ``cache_dir``, one file per key; I/O errors only cost speed."""
+
+    def __init__(self, directory: Path | None):
+        self.directory = directory
+
+    def path(self, key: str) -> Path:
+        assert self.directory is not None
+        return self.directory / key[:2] / f"{key}.pkl"
+
+    def get(self, key: str):
+        if self.directory is None:
+            return None
+        try:
+            with open(self.path(key), "rb") as handle:
+                return pickle.load(handle)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError):
+            return None
+
+    def put(self, key: str, value) -> None:
+        if self.directory is None:
+            return
+        target = self.path(key)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary = target.with_suffix(f".{os.getpid()}.tmp")
+            with open(temporary, "wb") as handle:
+                pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, target)
+        except OSError:
+            pass
+
+
+def _file_key(source: SourceFile, data: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in (EXTRACTOR_VERSION, source.path, source.module, str(source.is_package)):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def parse_all(
+    root: Path, sources: list[SourceFile], cache: _Cache, workers: int | None = None
+) -> tuple[list[ModuleFacts | SkippedFile], list[str]]:
+    """Facts for every source (and its content key), from the cache where possible,
+    in a process pool when there is enough to parse."""
+    results: dict[int, ModuleFacts | SkippedFile] = {}
+    misses: list[tuple[int, str, SourceFile, bytes]] = []
+    keys = []
+    for position, source in enumerate(sources):
+        data = (root / source.path).read_bytes()
+        key = _file_key(source, data)
+        keys.append(key)
+        cached = cache.get(key)
+        if cached is not None:
+            results[position] = cached
+        else:
+            misses.append((position, key, source, data))
+    workers = workers or os.cpu_count() or 1
+    miss_lines = sum(data.count(b"\n") for *_, data in misses)
+    if workers > 1 and len(misses) > 1 and miss_lines >= PARALLEL_MIN_LINES:
+        misses.sort(key=lambda m: -len(m[3]))
+        jobs = [(source, data) for _, _, source, data in misses]
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            parsed = list(pool.map(_parse_job, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
+    else:
+        parsed = [parse_source(source, data) for _, _, source, data in misses]
+    for (position, key, _, _), result in zip(misses, parsed, strict=True):
+        cache.put(key, result)
+        results[position] = result
+    return [results[i] for i in range(len(sources))], keys
+
+
+def build_code_graph(
+    root: Path,
+    *,
+    exclude: tuple[str, ...] | list[str] = DEFAULT_EXCLUDES,
+    cache_dir: Path | None = None,
+    use_cache: bool = True,
+    workers: int | None = None,
+) -> CodeGraph:
+    """Index, call graph and metrics of the Python code under ``root``.
+
+    Raises :class:`NoPythonError` when there is no Python file to analyse.
+    Unreadable files are recorded in ``CodeGraph.skipped`` and left out.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise NoPythonError(f"{root} is not a directory")
+    exclude = tuple(exclude)
+    import_root, sources = discover(root, exclude)
+    if not sources:
+        raise NoPythonError(f"no Python files to analyse under {root}")
+    cache = _Cache((cache_dir or default_cache_dir()) if use_cache else None)
+    results, keys = parse_all(root, sources, cache, workers)
+    facts = [r for r in results if isinstance(r, ModuleFacts)]
+    skipped = [r for r in results if isinstance(r, SkippedFile)]
+    if not facts:
+        raise NoPythonError(f"no parsable Python files under {root} ({len(skipped)} skipped)")
+    graph_key = hashlib.sha256(repr((EXTRACTOR_VERSION, import_root, keys)).encode()).hexdigest()
+    cached = cache.get(f"g{graph_key}")
+    if isinstance(cached, CodeGraph):
+        return cached
+    symbols = {s.qualname: s for f in facts for s in f.symbols}
+    edges = resolve_calls(facts)
+    local = {name: m for f in facts for name, m in f.metrics.items()}
+    graph = CodeGraph(
+        import_root=import_root,
+        symbols=symbols,
+        edges=edges,
+        metrics=function_metrics(symbols, edges, local),
+        skipped=skipped,
+        lines_of_code=sum(f.lines for f in facts),
+    )
+    cache.put(f"g{graph_key}", graph)
+    return graph

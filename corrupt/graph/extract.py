@@ -1,0 +1,646 @@
+"""Per-file facts: symbols, local metrics, and the constraints call resolution solves.
+
+Each file is parsed once with stdlib ``ast`` (no code is rewritten in this
+stage, and ``ast`` is an order of magnitude faster than libcst). Everything
+later stages need is pulled out of that one tree into a picklable
+:class:`ModuleFacts`, so a file's facts can be cached by content hash and
+computed in worker processes.
+
+Call resolution is a small flow-insensitive points-to analysis in the spirit of
+PyCG. Names are resolved lexically *here* to variable keys (``pkg.mod.f.x``);
+what a key may hold is only known once every file is read, so this module
+emits constraints over symbolic expressions (plain tuples) that
+:mod:`corrupt.graph.resolve` solves to a fixed point:
+
+* ``("assign", key, expr)``: the variable may hold what ``expr`` evaluates to;
+* ``("call", site, owner, callee, args, kwargs)``: a call made by the symbol
+  ``owner``; its result is variable ``site``;
+* ``("setattr", obj, name, expr)`` / ``("setitem", obj, expr)``: stores into
+  attributes and containers;
+* ``("access", owner, expr)``: an attribute read, which calls a property.
+
+Calls inside lambdas, comprehensions, default arguments and decorators belong
+to the enclosing symbol; module-level code belongs to the module node and
+class-body code to the class node.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from corrupt.graph.local_metrics import LocalMetrics, measure
+from corrupt.graph.models import Symbol
+
+Expr = tuple
+RETURN, YIELD, ELEMS = "<return>", "<yield>", "<elems>"
+_BINDING_DECORATORS = {
+    "staticmethod": "static",
+    "classmethod": "class",
+    "property": "property",
+    "cached_property": "property",
+}
+_TRANSPARENT_DECORATORS = {"overload", "abstractmethod", "override", "final", "wraps"}
+_UNION_WRAPPERS = {"Optional", "Union", "Annotated", "ClassVar", "Final", "Type", "type"}
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+@dataclass
+class FunctionInfo:
+    """What binding call arguments to parameters needs to know about a function."""
+
+    params: tuple[str, ...]  # positional parameters, in order
+    kwonly: tuple[str, ...] = ()
+    binding: str = "plain"  # plain | static | class | property
+    is_generator: bool = False
+    is_lambda: bool = False
+
+
+@dataclass
+class ModuleFacts:
+    module: str
+    file: str
+    is_package: bool
+    lines: int
+    symbols: list[Symbol] = field(default_factory=list)
+    metrics: dict[str, LocalMetrics] = field(default_factory=dict)
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    bases: dict[str, list[Expr]] = field(default_factory=dict)
+    constraints: list[tuple] = field(default_factory=list)
+    star_imports: list[str] = field(default_factory=list)
+
+
+class _Scope:
+    """A lexical scope: where its names live (``prefix``) and who owns its calls."""
+
+    def __init__(self, kind, prefix, owner, names=frozenset(), parent=None, cls=None, self_key=None):
+        self.kind = kind  # module | class | function | lambda | comprehension
+        self.prefix = prefix
+        self.owner = owner
+        self.names = names
+        self.parent = parent
+        self.cls = cls  # for methods: the qualname of the class they are defined in
+        self.self_key = self_key  # for methods: the variable holding self/cls
+
+
+def _declared(node: ast.AST) -> tuple[set[str], set[str]]:
+    """Names a function body binds locally, and those it declares global/nonlocal."""
+    bound: set[str] = set()
+    declared: set[str] = set()
+    stack = list(node.body) if hasattr(node, "body") else []
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(current.name)
+            continue
+        if isinstance(current, (ast.Lambda, *_COMPREHENSIONS)):
+            continue
+        if isinstance(current, ast.Name) and not isinstance(current.ctx, ast.Load):
+            bound.add(current.id)
+        elif isinstance(current, (ast.Import, ast.ImportFrom)):
+            for alias in current.names:
+                if alias.name != "*":
+                    bound.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(current, ast.ExceptHandler) and current.name:
+            bound.add(current.name)
+        elif isinstance(current, (ast.Global, ast.Nonlocal)):
+            declared.update(current.names)
+        elif isinstance(current, (ast.MatchAs, ast.MatchStar)) and current.name:
+            bound.add(current.name)
+        stack.extend(ast.iter_child_nodes(current))
+    return bound - declared, declared
+
+
+def _params(args: ast.arguments) -> tuple[list[ast.arg], list[ast.arg]]:
+    return [*args.posonlyargs, *args.args], list(args.kwonlyargs)
+
+
+def _decorator_name(node: ast.expr) -> str | None:
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return None
+
+
+def _docstring_span(node) -> tuple[int, int] | None:
+    body = node.body
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        return body[0].lineno, body[0].end_lineno
+    return None
+
+
+def _signature_end(lines: list[str], node) -> int:
+    """Line of the colon ending a def/class header: the last code line before the body."""
+    first = node.body[0].lineno
+    if first == node.lineno:
+        return node.lineno
+    for number in range(first - 1, node.lineno - 1, -1):
+        text = lines[number - 1].strip()
+        if text and not text.startswith("#"):
+            return number
+    return node.lineno
+
+
+class _Extractor:
+    def __init__(self, module: str, file: str, is_package: bool, lines: list[str]):
+        self.facts = ModuleFacts(module, file, is_package, len(lines))
+        self.lines = lines
+        self.module = module
+        self.is_package = is_package
+        self.sites = 0
+        self.taken: set[str] = {module}
+
+    # -- helpers ---------------------------------------------------------
+    def emit(self, *constraint) -> None:
+        self.facts.constraints.append(constraint)
+
+    def new_site(self, tag: str = "call") -> str:
+        self.sites += 1
+        return f"<{tag}:{self.module}:{self.sites}>"
+
+    def lookup(self, scope: _Scope, name: str) -> str:
+        current, first = scope, True
+        while current.kind != "module":
+            if (first or current.kind != "class") and name in current.names:
+                return f"{current.prefix}.{name}"
+            current, first = current.parent, False
+        return f"{self.module}.{name}"
+
+    def unique(self, qualname: str) -> str:
+        """Repeated definitions of one name (conditional defs, property setters)
+        keep distinct keys: the first is plain, later ones get ``#2``, ``#3``...
+        (``@overload`` stubs are named ``name#overload``, ``name#overload#2``...)."""
+        if qualname not in self.taken:
+            self.taken.add(qualname)
+            return qualname
+        n = 2
+        while f"{qualname}#{n}" in self.taken:
+            n += 1
+        self.taken.add(f"{qualname}#{n}")
+        return f"{qualname}#{n}"
+
+    def resolve_from(self, node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        package = self.module.split(".")
+        if not self.is_package:
+            package = package[:-1]
+        if node.level > 1:
+            package = package[: len(package) - (node.level - 1)]
+        return ".".join([*package, *([node.module] if node.module else [])])
+
+    # -- statements --------------------------------------------------------
+    def body(self, statements: list[ast.stmt], scope: _Scope) -> None:
+        for statement in statements:
+            self.stmt(statement, scope)
+
+    def stmt(self, node: ast.stmt, scope: _Scope) -> None:
+        method = getattr(self, f"stmt_{type(node).__name__}", None)
+        if method is not None:
+            method(node, scope)
+            return
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.expr(child, scope)
+            elif isinstance(child, ast.stmt):
+                self.stmt(child, scope)
+            elif isinstance(child, ast.match_case):
+                if child.guard is not None:
+                    self.expr(child.guard, scope)
+                self.body(child.body, scope)
+            elif isinstance(child, ast.ExceptHandler):
+                self.handler(child, scope)
+            elif isinstance(child, ast.withitem):
+                value = self.expr(child.context_expr, scope)
+                if child.optional_vars is not None:
+                    self.bind(child.optional_vars, value and ("enter", value), scope)
+
+    def handler(self, node: ast.ExceptHandler, scope: _Scope) -> None:
+        kind = self.expr(node.type, scope) if node.type is not None else None
+        if node.name and kind is not None:
+            self.emit("assign", self.lookup(scope, node.name), ("inst", kind))
+        self.body(node.body, scope)
+
+    def stmt_FunctionDef(self, node, scope: _Scope) -> None:
+        names = [_decorator_name(d) for d in node.decorator_list]
+        plain = f"{scope.prefix}.{node.name}"
+        # @overload stubs never take the plain name: the implementation does.
+        qualname = self.unique(f"{plain}#overload" if "overload" in names else plain)
+        in_class = scope.kind == "class"
+        kind = "method" if in_class else ("nested" if scope.kind == "function" else "function")
+        binding = next((_BINDING_DECORATORS[n] for n in names if n in _BINDING_DECORATORS), "plain")
+        is_accessor = any(
+            isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter", "getter")
+            for d in node.decorator_list
+        )
+        docstring = _docstring_span(node)
+        self.facts.symbols.append(
+            Symbol(
+                qualname=qualname,
+                kind=kind,
+                file=self.facts.file,
+                start_line=node.lineno,
+                end_line=node.end_lineno,
+                is_async=isinstance(node, ast.AsyncFunctionDef),
+                parent=scope.owner,
+                decorators=(node.decorator_list[0].lineno, node.decorator_list[-1].end_lineno)
+                if node.decorator_list
+                else None,
+                docstring=docstring,
+                signature=(node.lineno, _signature_end(self.lines, node)),
+                body_start=self.body_start(node, docstring),
+            )
+        )
+        self.facts.metrics[qualname] = measure(node, self.lines, docstring)
+        positional, kwonly = _params(node.args)
+        info = FunctionInfo(
+            params=tuple(a.arg for a in positional),
+            kwonly=tuple(a.arg for a in kwonly),
+            binding=binding if in_class else "plain",
+        )
+        self.facts.functions[qualname] = info
+        bound, _ = _declared(node)
+        params = {a.arg for a in (*positional, *kwonly)}
+        for extra in (node.args.vararg, node.args.kwarg):
+            if extra is not None:
+                params.add(extra.arg)
+        self_key = None
+        if in_class and positional and info.binding != "static":
+            self_key = f"{qualname}.{positional[0].arg}"
+        inner = _Scope(
+            "function", qualname, qualname, frozenset(bound | params), scope,
+            cls=scope.prefix if in_class else scope.cls, self_key=self_key or scope.self_key,
+        )
+        # Defaults and decorators run in the enclosing scope, at definition time.
+        defaults = [*node.args.defaults]
+        for arg, default in zip(positional[len(positional) - len(defaults):], defaults, strict=True):
+            self.flow(f"{qualname}.{arg.arg}", self.expr(default, scope))
+        for arg, default in zip(kwonly, node.args.kw_defaults, strict=True):
+            if default is not None:
+                self.flow(f"{qualname}.{arg.arg}", self.expr(default, scope))
+        for arg in (*positional, *kwonly):
+            if arg.annotation is not None:
+                self.flow(f"{qualname}.{arg.arg}", self.annotation(arg.annotation, scope))
+        if self_key is not None:
+            own = ("val", ("C" if binding == "class" else "I", scope.prefix))
+            self.emit("assign", self_key, own)
+        if node.returns is not None:
+            self.flow(f"{qualname}.{RETURN}", self.annotation(node.returns, scope))
+        self.body(node.body, inner)
+        info.is_generator = any(
+            isinstance(c, (ast.Yield, ast.YieldFrom)) for c in self.own_nodes(node)
+        )
+        value: Expr = ("val", ("F", qualname))
+        if not is_accessor and "overload" not in names:
+            self.emit("assign", f"{scope.prefix}.{node.name}", self.decorate(node, value, scope))
+        else:
+            self.decorate(node, value, scope)
+
+    stmt_AsyncFunctionDef = stmt_FunctionDef
+
+    @staticmethod
+    def own_nodes(node):
+        """Nodes of a function body, not descending into nested scopes."""
+        stack = list(node.body)
+        while stack:
+            current = stack.pop()
+            yield current
+            if not isinstance(current, (*_SCOPE_NODES,)):
+                stack.extend(ast.iter_child_nodes(current))
+
+    def body_start(self, node, docstring) -> int | None:
+        statements = node.body[1:] if docstring else node.body
+        return statements[0].lineno if statements else None
+
+    def decorate(self, node, value: Expr, scope: _Scope) -> Expr:
+        """Apply decorators innermost first; an unresolvable decorator keeps the function."""
+        for decorator in reversed(node.decorator_list):
+            name = _decorator_name(decorator)
+            callee = self.expr(decorator, scope)
+            if name in _BINDING_DECORATORS or name in _TRANSPARENT_DECORATORS or callee is None:
+                continue
+            if isinstance(decorator, ast.Attribute) and decorator.attr in ("setter", "deleter"):
+                continue
+            site = self.new_site()
+            self.emit("call", site, scope.owner, callee, (value,), ())
+            value = ("dec", site, value)
+        return value
+
+    def stmt_ClassDef(self, node: ast.ClassDef, scope: _Scope) -> None:
+        qualname = self.unique(f"{scope.prefix}.{node.name}")
+        docstring = _docstring_span(node)
+        self.facts.symbols.append(
+            Symbol(
+                qualname=qualname,
+                kind="class",
+                file=self.facts.file,
+                start_line=node.lineno,
+                end_line=node.end_lineno,
+                parent=scope.owner,
+                decorators=(node.decorator_list[0].lineno, node.decorator_list[-1].end_lineno)
+                if node.decorator_list
+                else None,
+                docstring=docstring,
+                signature=(node.lineno, _signature_end(self.lines, node)),
+                body_start=self.body_start(node, docstring),
+            )
+        )
+        self.facts.bases[qualname] = [b for b in (self.expr(b, scope) for b in node.bases) if b]
+        for keyword in node.keywords:
+            self.expr(keyword.value, scope)
+        bound, _ = _declared(node)
+        inner = _Scope("class", qualname, qualname, frozenset(bound), scope, scope.cls, scope.self_key)
+        self.body(node.body, inner)
+        value = self.decorate(node, ("val", ("C", qualname)), scope)
+        self.emit("assign", f"{scope.prefix}.{node.name}", value)
+
+    def stmt_Return(self, node: ast.Return, scope: _Scope) -> None:
+        value = self.expr(node.value, scope) if node.value is not None else None
+        if scope.kind == "function":
+            self.flow(f"{scope.prefix}.{RETURN}", value)
+
+    def stmt_Assign(self, node: ast.Assign, scope: _Scope) -> None:
+        value = self.expr(node.value, scope)
+        for target in node.targets:
+            self.bind(target, value, scope)
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign, scope: _Scope) -> None:
+        value = self.expr(node.value, scope) if node.value is not None else None
+        kind = self.annotation(node.annotation, scope)
+        self.bind(node.target, ("union", (value, kind)) if value and kind else value or kind, scope)
+
+    def stmt_AugAssign(self, node: ast.AugAssign, scope: _Scope) -> None:
+        self.expr(node.value, scope)
+        if not isinstance(node.target, ast.Name):
+            self.expr(node.target, scope)
+
+    def stmt_For(self, node: ast.For, scope: _Scope) -> None:
+        iterable = self.expr(node.iter, scope)
+        self.bind(node.target, iterable and ("iter", iterable), scope)
+        self.body(node.body, scope)
+        self.body(node.orelse, scope)
+
+    stmt_AsyncFor = stmt_For
+
+    def stmt_Import(self, node: ast.Import, scope: _Scope) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.emit("assign", self.lookup(scope, alias.asname), ("mod", alias.name))
+            else:
+                top = alias.name.split(".")[0]
+                self.emit("assign", self.lookup(scope, top), ("mod", top))
+
+    def stmt_ImportFrom(self, node: ast.ImportFrom, scope: _Scope) -> None:
+        base = self.resolve_from(node)
+        for alias in node.names:
+            if alias.name == "*":
+                self.facts.star_imports.append(base)
+                continue
+            key = self.lookup(scope, alias.asname or alias.name)
+            self.emit("assign", key, ("from", base, alias.name))
+
+    # -- bindings ----------------------------------------------------------
+    def flow(self, key: str, value: Expr | None) -> None:
+        if value is not None:
+            self.emit("assign", key, value)
+
+    def bind(self, target: ast.expr, value: Expr | None, scope: _Scope) -> None:
+        if isinstance(target, ast.Name):
+            self.flow(self.lookup(scope, target.id), value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            starred = any(isinstance(e, ast.Starred) for e in target.elts)
+            literal = value is not None and value[0] == "seq" and len(value[2]) == len(target.elts)
+            for position, element in enumerate(target.elts):
+                if literal and not starred:
+                    self.bind(element, value[2][position], scope)
+                else:
+                    inner = element.value if isinstance(element, ast.Starred) else element
+                    self.bind(inner, value and ("iter", value), scope)
+        elif isinstance(target, ast.Attribute):
+            owner = target.value
+            if (
+                isinstance(owner, ast.Name)
+                and scope.self_key is not None
+                and self.lookup(scope, owner.id) == scope.self_key
+            ):
+                self.flow(f"{scope.cls}.{target.attr}", value)
+            else:
+                base = self.expr(owner, scope)
+                if base is not None and value is not None:
+                    self.emit("setattr", base, target.attr, value)
+        elif isinstance(target, ast.Subscript):
+            base = self.expr(target.value, scope)
+            self.expr(target.slice, scope)
+            if base is not None and value is not None:
+                self.emit("setitem", base, value)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, value, scope)
+
+    def annotation(self, node: ast.expr, scope: _Scope) -> Expr | None:
+        """Instances of the project classes a type annotation names (no calls emitted)."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            path = []
+            while isinstance(node, ast.Attribute):
+                path.append(node.attr)
+                node = node.value
+            if not isinstance(node, ast.Name):
+                return None
+            expr: Expr = ("var", self.lookup(scope, node.id))
+            for attr in reversed(path):
+                expr = ("attr", expr, attr)
+            return ("inst", expr)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            parts = (self.annotation(node.left, scope), self.annotation(node.right, scope))
+            return ("union", parts) if any(parts) else None
+        if isinstance(node, ast.Subscript) and _decorator_name(node.value) in _UNION_WRAPPERS:
+            inner = node.slice
+            elements = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+            if _decorator_name(node.value) == "Annotated":
+                elements = elements[:1]
+            parts = tuple(self.annotation(e, scope) for e in elements)
+            if _decorator_name(node.value) in ("Type", "type"):
+                return None
+            return ("union", parts) if any(parts) else None
+        return None
+
+    # -- expressions -------------------------------------------------------
+    def expr(self, node: ast.expr | None, scope: _Scope) -> Expr | None:
+        if node is None:
+            return None
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is not None:
+            return method(node, scope)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.expr(child, scope)
+            elif isinstance(child, ast.keyword):
+                self.expr(child.value, scope)
+        return None
+
+    def expr_Name(self, node: ast.Name, scope: _Scope) -> Expr:
+        return ("var", self.lookup(scope, node.id))
+
+    def expr_Attribute(self, node: ast.Attribute, scope: _Scope) -> Expr | None:
+        base = self.expr(node.value, scope)
+        if base is None:
+            return None
+        result = ("attr", base, node.attr)
+        if isinstance(node.ctx, ast.Load):
+            self.emit("access", scope.owner, result)
+        return result
+
+    def expr_Call(self, node: ast.Call, scope: _Scope) -> Expr | None:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "super" and scope.cls and scope.self_key:
+            for arg in node.args:
+                self.expr(arg, scope)
+            return ("super", scope.cls, scope.self_key)
+        callee = self.expr(func, scope)
+        args = tuple(
+            None if isinstance(a, ast.Starred) else self.expr(a, scope) for a in node.args
+        )
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                self.expr(a.value, scope)
+        kwargs = tuple((k.arg, self.expr(k.value, scope)) for k in node.keywords)
+        if callee is None:
+            return None
+        site = self.new_site()
+        self.emit("call", site, scope.owner, callee, args, kwargs)
+        return ("var", site)
+
+    def expr_Lambda(self, node: ast.Lambda, scope: _Scope) -> Expr:
+        key = self.new_site("lambda")
+        positional, kwonly = _params(node.args)
+        for arg, default in zip(
+            positional[len(positional) - len(node.args.defaults):], node.args.defaults, strict=True
+        ):
+            self.flow(f"{key}.{arg.arg}", self.expr(default, scope))
+        names = {a.arg for a in (*positional, *kwonly)}
+        names |= {a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None}
+        inner = _Scope("lambda", key, scope.owner, frozenset(names), scope, scope.cls, scope.self_key)
+        self.flow(f"{key}.{RETURN}", self.expr(node.body, inner))
+        self.facts.functions[key] = FunctionInfo(
+            params=tuple(a.arg for a in positional),
+            kwonly=tuple(a.arg for a in kwonly),
+            is_lambda=True,
+        )
+        return ("val", ("F", key))
+
+    def comprehension(self, node, scope: _Scope, elements: list[ast.expr]) -> Expr:
+        key = self.new_site("comp")
+        names: set[str] = set()
+        for generator in node.generators:
+            names |= {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
+        inner = _Scope("comprehension", key, scope.owner, frozenset(names), scope, scope.cls, scope.self_key)
+        for position, generator in enumerate(node.generators):
+            iterable = self.expr(generator.iter, scope if position == 0 else inner)
+            self.bind(generator.target, iterable and ("iter", iterable), inner)
+            for condition in generator.ifs:
+                self.expr(condition, inner)
+        for element in elements:
+            self.flow(f"{key}.{ELEMS}", self.expr(element, inner))
+        return ("seq", key, ())
+
+    def expr_ListComp(self, node, scope):
+        return self.comprehension(node, scope, [node.elt])
+
+    expr_SetComp = expr_GeneratorExp = expr_ListComp
+
+    def expr_DictComp(self, node, scope):
+        self.comprehension(node, scope, [])
+        return None
+
+    def expr_List(self, node, scope) -> Expr:
+        key = self.new_site("seq")
+        elements = []
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
+                inner = self.expr(element.value, scope)
+                self.flow(f"{key}.{ELEMS}", inner and ("iter", inner))
+                elements.append(None)
+            else:
+                value = self.expr(element, scope)
+                self.flow(f"{key}.{ELEMS}", value)
+                elements.append(value)
+        return ("seq", key, tuple(elements))
+
+    expr_Tuple = expr_Set = expr_List
+
+    def expr_Dict(self, node: ast.Dict, scope) -> Expr:
+        key = self.new_site("dict")
+        for item_key, value in zip(node.keys, node.values, strict=True):
+            self.expr(item_key, scope)
+            inner = self.expr(value, scope)
+            self.flow(f"{key}.{ELEMS}", inner if item_key is not None else inner and ("sub", inner))
+        return ("seq", key, ())
+
+    def expr_Subscript(self, node: ast.Subscript, scope) -> Expr | None:
+        base = self.expr(node.value, scope)
+        self.expr(node.slice, scope)
+        return base and ("sub", base)
+
+    def expr_Await(self, node, scope):
+        return self.expr(node.value, scope)
+
+    def expr_Yield(self, node, scope):
+        value = self.expr(node.value, scope)
+        if scope.kind == "function":
+            self.flow(f"{scope.prefix}.{YIELD}", value)
+
+    def expr_YieldFrom(self, node, scope):
+        value = self.expr(node.value, scope)
+        if scope.kind == "function":
+            self.flow(f"{scope.prefix}.{YIELD}", value and ("iter", value))
+
+    def expr_NamedExpr(self, node, scope):
+        value = self.expr(node.value, scope)
+        self.bind(node.target, value, scope)
+        return value
+
+    def expr_IfExp(self, node, scope):
+        self.expr(node.test, scope)
+        parts = (self.expr(node.body, scope), self.expr(node.orelse, scope))
+        return ("union", parts) if any(parts) else None
+
+    def expr_BoolOp(self, node, scope):
+        parts = tuple(self.expr(v, scope) for v in node.values)
+        return ("union", parts) if any(parts) else None
+
+    def expr_Starred(self, node, scope):
+        value = self.expr(node.value, scope)
+        return value and ("iter", value)
+
+
+_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, *_COMPREHENSIONS)
+
+
+def extract(tree: ast.Module, module: str, file: str, is_package: bool, lines: list[str]) -> ModuleFacts:
+    """Symbols, local metrics and resolution constraints of one parsed module."""
+    extractor = _Extractor(module, file, is_package, lines)
+    extractor.facts.symbols.append(
+        Symbol(
+            qualname=module,
+            kind="module",
+            file=file,
+            start_line=1,
+            end_line=max(len(lines), 1),
+            docstring=_docstring_span(tree),
+            body_start=extractor.body_start(tree, _docstring_span(tree)),
+        )
+    )
+    scope = _Scope("module", module, module)
+    extractor.body(tree.body, scope)
+    return extractor.facts
