@@ -1,10 +1,10 @@
 """Yield of adversarial search: how many eligible functions get a valid corruption, at what cost.
 
-    python bench/corrupt_yield.py REPO [--min-failing 5] [--seed 0] [--limit N] [--max-candidates 40]
+    python bench/corrupt_yield.py REPO [--min-failing 5] [--seed 0] [--sample N] [--max-candidates 40]
 
 Prepares the repository the way a build does (checkout, environment, baseline,
 coverage map, call graph, eligible targets), then runs ``adversarial_search``
-on every eligible function (or the first ``--limit``) with the real screener,
+on every eligible function (or a seeded random ``--sample`` of them) with the real screener,
 and prints: yield (valid / tried targets), mean candidates screened and test
 runs per target, seconds per target, the reasons targets failed, and the
 distribution of the chosen corruptions over operators, ODC categories and
@@ -14,6 +14,7 @@ HumanEvalFix categories.
 from __future__ import annotations
 
 import argparse
+import random
 import time
 from collections import Counter
 
@@ -50,7 +51,7 @@ def main() -> None:
     parser.add_argument("--min-failing", type=int, default=5)
     parser.add_argument("--min-covering", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--limit", type=int, default=0, help="only the first N eligible targets")
+    parser.add_argument("--sample", type=int, default=0, help="a seeded sample of N eligible targets")
     parser.add_argument("--max-candidates", type=int, default=40)
     args = parser.parse_args()
 
@@ -65,8 +66,9 @@ def main() -> None:
     ]
     coverage = coverage_map(baseline, spans)
     targets = eligible_targets(graph, coverage, min_covering=args.min_covering, root=repo.path)
-    if args.limit:
-        targets = targets[: args.limit]
+    if 0 < args.sample < len(targets):
+        chosen = random.Random(args.seed).sample(range(len(targets)), args.sample)
+        targets = [targets[i] for i in sorted(chosen)]
     digraph = graph.digraph()
     passing = set(baseline.tests)
     print(

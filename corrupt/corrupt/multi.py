@@ -15,6 +15,7 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from corrupt.corrupt.edits import changed_lines
 from corrupt.corrupt.models import Bug, Corruption, FileChange, Screener
 from corrupt.corrupt.screening import screen
 
@@ -48,10 +49,9 @@ def compose(
     targets = [t for m in members for t in m.targets]
     if len(set(targets)) != len(targets):
         return "members corrupt the same function twice"
-    merged = _merge(members, range(len(members)), min_stride)
-    if isinstance(merged, str):
-        return merged
-    files, hunks = merged
+    files = _merge(members, range(len(members)), min_stride)
+    if isinstance(files, str):
+        return files
 
     try:
         checked = _independence(
@@ -70,7 +70,7 @@ def compose(
             path: FileChange(original=_original(members, path), corrupted=text)
             for path, text in files.items()
         },
-        bugs=_bugs(members, hunks),
+        bugs=_bugs(members, files, min_stride),
         stats={
             "failing": composite,
             "members_failing": alone,
@@ -108,7 +108,7 @@ def _independence(members, files, screener, baseline_passing, min_failing, min_s
             continue
         partial = _merge(members, rest, min_stride)
         assert not isinstance(partial, str)  # a subset of a valid merge is valid
-        leave_one_out[i] = _failing(screener, partial[0], tests, baseline_passing, 1)
+        leave_one_out[i] = _failing(screener, partial, tests, baseline_passing, 1)
         if not leave_one_out[i]:
             return f"undoing member {i} alone leaves no failing test: the other members mask each other"
 
@@ -146,9 +146,7 @@ def _hunks(member: int, change: FileChange) -> list[_Hunk]:
     ]
 
 
-def _merge(
-    members: list[Corruption], chosen, min_stride: int
-) -> tuple[dict[str, str], dict[str, list[_Hunk]]] | str:
+def _merge(members: list[Corruption], chosen, min_stride: int) -> dict[str, str] | str:
     """Apply the chosen members' hunks to each file's original, checking they keep apart."""
     by_file: dict[str, list[_Hunk]] = {}
     originals: dict[str, str] = {}
@@ -172,22 +170,21 @@ def _merge(
         for hunk in reversed(hunks):
             lines[hunk.start : hunk.end] = hunk.lines
         files[path] = "".join(lines)
-    return files, by_file
+    return files
 
 
-def _bugs(members: list[Corruption], hunks: dict[str, list[_Hunk]]) -> list[Bug]:
-    """One bug per member, its lines moved to the composite file's numbering."""
-    lines_of: dict[tuple[int, str], list[int]] = {}
-    for path, file_hunks in hunks.items():
-        shift = 0
-        for hunk in file_hunks:  # sorted by start
-            first = hunk.start + shift + 1
-            changed = list(range(first, first + len(hunk.lines))) or [first]
-            lines_of.setdefault((hunk.member, path), []).extend(changed)
-            shift += len(hunk.lines) - (hunk.end - hunk.start)
+def _bugs(members: list[Corruption], files: dict[str, str], min_stride: int) -> list[Bug]:
+    """One bug per member, its lines in the composite's numbering.
+
+    A member's lines are those that change when only that member is undone,
+    measured the way single-target tasks measure them (``changed_lines``).
+    """
     bugs: list[Bug] = []
     for i, member in enumerate(members):
+        rest = [j for j in range(len(members)) if j != i]
+        merged = _merge(members, rest, min_stride)
+        assert not isinstance(merged, str)  # a subset of a valid merge is valid
         for bug in member.bugs:
-            lines = lines_of.get((i, bug.file), bug.lines)
-            bugs.append(replace(bug, lines=sorted(set(lines))))
+            undone = merged.get(bug.file, member.files[bug.file].original)
+            bugs.append(replace(bug, lines=changed_lines(undone, files[bug.file])))
     return bugs
