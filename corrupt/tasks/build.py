@@ -188,7 +188,7 @@ class Build:
                     coverage = coverage_map(baseline, spans)
                     targets = eligible_targets(
                         graph, coverage, min_lines=o.min_lines, min_covering=o.min_covering,
-                        complexity_metric=o.complexity_metric,
+                        complexity_metric=o.complexity_metric, root=checkout.path,
                     )
                     _save_functions(store, graph, coverage, targets)
                     if not targets:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import difflib
 import io
+import re
 import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -124,11 +125,10 @@ def _apply_fix_patch(corruption: Corruption, fix_patch: str) -> dict[str, str] |
 
 
 def _file_section(patch: str, path: str) -> str:
-    """The part of a multi-file unified diff that touches ``path``."""
-    sections = patch.split("--- a/")
-    for section in sections[1:]:
-        if section.startswith(path + "\n"):
-            return "--- a/" + section
+    """The part of a multi-file git diff that touches ``path``."""
+    for section in re.split(r"(?m)^(?=diff --git )", patch):
+        if section.startswith(f"diff --git a/{path} b/{path}\n"):
+            return section
     return ""
 
 
