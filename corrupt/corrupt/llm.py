@@ -265,35 +265,29 @@ class LLMCorruptor:
         )
 
 
+@dataclass
 class _Session:
     """One conversation: ask, validate and screen each submission, answer with feedback."""
 
-    def __init__(
-        self,
-        corruptor: LLMCorruptor,
-        source,
-        file,
-        qualname,
-        def_line,
-        tests,
-        screener,
-        baseline_passing,
-        min_failing,
-        distance_to,
-        outcome,
-    ) -> None:
-        self.c = corruptor
-        self.source, self.file, self.qualname, self.def_line = source, file, qualname, def_line
-        self.tests, self.screener, self.baseline = tests, screener, baseline_passing
-        self.min_failing, self.distance_to, self.outcome = min_failing, distance_to, outcome
-        self.best: _Attempt | None = None
-        self.valid = 0
-        self.stop_reason = ""
+    corruptor: LLMCorruptor
+    source: str
+    file: str
+    qualname: str
+    def_line: int
+    tests: list[str]
+    screener: Screener
+    baseline: set[str]
+    min_failing: int
+    distance_to: DistanceTo | None
+    outcome: CorruptionOutcome
+    best: _Attempt | None = None
+    valid: int = 0
+    stop_reason: str = ""
 
     def run(self, messages: list[dict[str, Any]], seed: int | None) -> None:
         used = 0
         # Every request either consumes an attempt or ends the session, so this is bounded.
-        while used < self.c.attempts:
+        while used < self.corruptor.attempts:
             message = self._ask(messages, seed)
             if message is None:
                 return
@@ -330,7 +324,7 @@ class _Session:
                 }
             )
             for call in calls:
-                if used >= self.c.attempts:
+                if used >= self.corruptor.attempts:
                     feedback = "Attempt limit reached; this submission was not evaluated."
                 else:
                     used += 1
@@ -338,16 +332,20 @@ class _Session:
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": feedback})
 
     def _ask(self, messages, seed):
-        errors = self.c._errors
-        kwargs: dict[str, Any] = {"model": self.c.model, "messages": messages, "tools": [TOOL]}
+        errors = self.corruptor._errors
+        kwargs: dict[str, Any] = {
+            "model": self.corruptor.model,
+            "messages": messages,
+            "tools": [TOOL],
+        }
         if seed is not None:
             kwargs["seed"] = seed
         try:
-            response = self.c._client.chat.completions.create(**kwargs)
+            response = self.corruptor._client.chat.completions.create(**kwargs)
         except errors.APITimeoutError:
-            self.stop_reason = f"LLM request timed out after {self.c.timeout:g}s"
+            self.stop_reason = f"LLM request timed out after {self.corruptor.timeout:g}s"
         except errors.APIConnectionError:
-            self.stop_reason = f"cannot reach the LLM endpoint at {self.c.base_url}"
+            self.stop_reason = f"cannot reach the LLM endpoint at {self.corruptor.base_url}"
         except errors.RateLimitError:
             self.stop_reason = "LLM endpoint kept answering 429 (rate limited) after retries"
         except errors.APIStatusError as exc:
