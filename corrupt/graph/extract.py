@@ -34,6 +34,7 @@ from corrupt.graph.models import Symbol
 
 Expr = tuple
 RETURN, YIELD, ELEMS = "<return>", "<yield>", "<elems>"
+ITEM = "<item{}>"  # a list/tuple literal's element at a constant index
 _BINDING_DECORATORS = {
     "staticmethod": "static",
     "classmethod": "class",
@@ -566,14 +567,18 @@ class _Extractor:
     def expr_List(self, node, scope) -> Expr:
         key = self.new_site("seq")
         elements = []
-        for element in node.elts:
+        positional = True
+        for position, element in enumerate(node.elts):
             if isinstance(element, ast.Starred):
                 inner = self.expr(element.value, scope)
                 self.flow(f"{key}.{ELEMS}", inner and ("iter", inner))
                 elements.append(None)
+                positional = False
             else:
                 value = self.expr(element, scope)
                 self.flow(f"{key}.{ELEMS}", value)
+                if positional and value is not None:
+                    self.flow(f"{key}.{ITEM.format(position)}", value)
                 elements.append(value)
         return ("seq", key, tuple(elements))
 
@@ -590,6 +595,9 @@ class _Extractor:
     def expr_Subscript(self, node: ast.Subscript, scope) -> Expr | None:
         base = self.expr(node.value, scope)
         self.expr(node.slice, scope)
+        index = node.slice
+        if isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0:
+            return base and ("index", base, index.value)
         return base and ("sub", base)
 
     def expr_Await(self, node, scope):

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from corrupt.graph.extract import ELEMS, RETURN, YIELD, FunctionInfo, ModuleFacts
+from corrupt.graph.extract import ELEMS, ITEM, RETURN, YIELD, FunctionInfo, ModuleFacts
 from corrupt.graph.models import Symbol
 
 _EMPTY: frozenset = frozenset()
@@ -33,6 +33,9 @@ MAX_VALUES = 8
 _READERS = {"get": "elems", "pop": "elems", "setdefault": "elems", "__getitem__": "elems",
             "values": "self", "copy": "self"}
 _WRITERS = {"append": 0, "add": 0, "insert": 1, "extend": "iter", "update": "sub"}
+# Calls that move elements, after which constant indexes no longer say which one.
+_REORDERERS = {"insert", "pop", "remove", "reverse", "sort", "clear"}
+OPAQUE = "<reordered>"
 
 
 class Resolver:
@@ -61,8 +64,12 @@ class Resolver:
                         self.accesses.append(c)
                 else:
                     self.stores.append(c)
+        self.items = {c[1] for c in self.assigns if ".<item" in c[1]}
         self.vars: dict[str, set] = defaultdict(set)
         self.saturated: set[str] = set()
+        self.allow_fallback = False  # see "dec" in eval
+        self.fallback_users: set[int] = set()
+        self.current = -1
         self.edges: set[tuple[str, str]] = set()
         self.mros: dict[str, tuple[list[str], set[str]]] = {}
         self.mro_keys: set[str] = set()  # keys some cached MRO was computed from
@@ -76,14 +83,20 @@ class Resolver:
         constraints = [*self.assigns, *self.stores, *self.calls, *self.accesses]
         self.queue = list(range(len(constraints) - 1, -1, -1))
         self.queued = set(self.queue)
-        while self.queue:
-            index = self.queue.pop()
-            self.queued.discard(index)
-            self.reading = set()
-            self.run(constraints[index])
-            for key in self.reading:
-                self.dependents[key].add(index)
-        return self.edges
+        while True:
+            while self.queue:
+                index = self.current = self.queue.pop()
+                self.queued.discard(index)
+                self.reading = set()
+                self.run(constraints[index])
+                for key in self.reading:
+                    self.dependents[key].add(index)
+            if self.allow_fallback:
+                return self.edges
+            # Second phase: decorators that resolved to nothing keep the function.
+            self.allow_fallback = True
+            self.queue = sorted(self.fallback_users, reverse=True)
+            self.queued = set(self.queue)
 
     def run(self, constraint) -> None:
         kind = constraint[0]
@@ -160,7 +173,25 @@ class Resolver:
             selves = self.read(expr[2]) or {("I", expr[1])}
             return {("S", expr[1], s) for s in selves if s[0] in ("I", "C")}
         if kind == "dec":
-            return self.read(expr[1]) or self.eval(expr[2])
+            # What a decorator returns, once known. Until the fixed point is
+            # reached a decorator may still resolve, so falling back to the
+            # undecorated function only happens in the second phase.
+            found = self.read(expr[1])
+            if found:
+                return found
+            self.fallback_users.add(self.current)
+            return self.eval(expr[2]) if self.allow_fallback else _EMPTY
+        if kind == "index":
+            result = set()
+            for base in self.eval(expr[1]):
+                if base[0] != "L":
+                    continue
+                item = f"{base[1]}.{ITEM.format(expr[2])}"
+                if self.read(f"{base[1]}.{OPAQUE}") or item not in self.items:
+                    result |= self.elements(base, "sub")
+                else:
+                    result |= self.read(item)
+            return result
         if kind == "enter":
             result = set()
             for value in self.eval(expr[1]):
@@ -230,7 +261,7 @@ class Resolver:
             order = self.mro(self_value[1])
             order = order[order.index(owner) + 1:] if owner in order else self.mro(owner)[1:]
             return self.lookup(order, name, self_value)
-        if kind == "L" and (name in _READERS or name in _WRITERS):
+        if kind == "L" and (name in _READERS or name in _WRITERS or name in _REORDERERS):
             return {("LM", value[1], name)}
         return _EMPTY
 
@@ -308,8 +339,14 @@ class Resolver:
 
     def container_call(self, key: str, name: str, args, results: set) -> None:
         elems = f"{key}.{ELEMS}"
+        if name in _REORDERERS:
+            self.add(f"{key}.{OPAQUE}", (True,))
         if name in _READERS:
             results.update(self.read(elems) if _READERS[name] == "elems" else {("L", key)})
+            if name in ("get", "pop", "setdefault") and len(args) > 1 and args[1] is not None:
+                results.update(self.eval(args[1]))  # the default
+            return
+        if name not in _WRITERS:
             return
         how = _WRITERS[name]
         if how == "iter" or how == "sub":
@@ -331,6 +368,7 @@ class Resolver:
             for target in list(self.eval(base)):
                 if target[0] == "L":
                     self.add(f"{target[1]}.{ELEMS}", values)
+                    self.add(f"{target[1]}.{OPAQUE}", (True,))
 
     def access(self, owner: str, expr) -> None:
         """Reading a property on an instance calls its getter."""
