@@ -59,7 +59,8 @@ def test_recipe_installs_project_and_discovered_test_requirements(tmp_path):
     })
     pip = PipSettings(index_url="https://mirror.example/simple", cert=tmp_path / "r" / "pyproject.toml")
     recipe = dockerfile(repo, "corrupt/base:bookworm", pip)
-    assert recipe.startswith("FROM corrupt/base:bookworm\n")
+    assert recipe.startswith("FROM corrupt/base:bookworm AS install\n")
+    assert "\nFROM corrupt/base:bookworm\nCOPY --from=install /opt/venv /opt/venv\n" in recipe  # no repo, no cert
     assert "pip install --no-cache-dir --disable-pip-version-check --progress-bar off ." in recipe
     assert "'hypothesis>=6' pytest coverage -r requirements-test.txt" in recipe
     assert "PIP_INDEX_URL=https://mirror.example/simple" in recipe and "PIP_CERT=" in recipe

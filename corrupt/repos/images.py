@@ -4,9 +4,11 @@ No image registry is needed: the build context (Dockerfile, a copy of the
 checkout, the host's pip certificate) is streamed to the engine's build API,
 which Docker and Podman both serve. The image mirrors the local sandbox's venv
 (``corrupt.repos.environment``): a regular install of the project plus the
-test requirements that module discovers, in ``/opt/venv``. The repository copy
-used for installing is deleted again, so a run starts from an empty
-``/testbed`` into which the sandbox copies the working tree under test.
+test requirements that module discovers, in ``/opt/venv``. The install runs in
+a first build stage and only the venv is carried into the image, so neither
+the repository copy nor the certificate bundle sits in any of its layers, and
+a run starts from an empty ``/testbed`` into which the sandbox copies the
+working tree under test.
 
 pip inside the build reaches the package index the host uses: index URLs,
 trusted hosts and the CA bundle (which may include a proxy's certificate) are
@@ -124,11 +126,12 @@ def dockerfile(checkout_root: Path, base_image: str, pip: PipSettings) -> str:
     for req in found.files:
         tests += ["-r", req.relative_to(checkout_root).as_posix()]
     steps.append(shlex.join([*pip_install, *tests]))
-    steps += ["cd /", f"rm -rf {BUILD_DIR}", f"mkdir -p {WORKDIR}"]
     return "\n".join([
-        f"FROM {base_image}",
+        f"FROM {base_image} AS install",
         f"COPY . {BUILD_DIR}/",
         "RUN " + " \\\n && ".join(steps),
+        f"FROM {base_image}",
+        f"COPY --from=install {VENV} {VENV}",
         f"WORKDIR {WORKDIR}",
         f"ENV PATH={VENV}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         "",
