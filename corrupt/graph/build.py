@@ -104,7 +104,11 @@ def _file_key(source: SourceFile, data: bytes) -> str:
 
 
 def parse_all(
-    root: Path, sources: list[SourceFile], cache: _Cache, workers: int | None = None
+    root: Path,
+    sources: list[SourceFile],
+    cache: _Cache,
+    workers: int | None = None,
+    parallel_min_lines: int = PARALLEL_MIN_LINES,
 ) -> tuple[list[ModuleFacts | SkippedFile], list[str]]:
     """Facts for every source (and its content key), from the cache where possible,
     in a process pool when there is enough to parse."""
@@ -122,7 +126,7 @@ def parse_all(
             misses.append((position, key, source, data))
     workers = workers or os.cpu_count() or 1
     miss_lines = sum(data.count(b"\n") for *_, data in misses)
-    if workers > 1 and len(misses) > 1 and miss_lines >= PARALLEL_MIN_LINES:
+    if workers > 1 and len(misses) > 1 and miss_lines >= parallel_min_lines:
         misses.sort(key=lambda m: -len(m[3]))
         jobs = [(source, data) for _, _, source, data in misses]
         with ProcessPoolExecutor(max_workers=workers) as pool:
