@@ -82,34 +82,79 @@ class _Scope:
         self.parent = parent
         self.cls = cls  # for methods: the qualname of the class they are defined in
         self.self_key = self_key  # for methods: the variable holding self/cls
+        self.is_generator = False
+        self.deepest = 0  # deepest nesting of compound statements seen in a function
+
+    def function(self) -> _Scope | None:
+        """The function whose body this scope's code belongs to (through lambdas/comprehensions)."""
+        current: _Scope | None = self
+        while current is not None and current.kind in ("lambda", "comprehension"):
+            current = current.parent
+        return current if current is not None and current.kind == "function" else None
 
 
-def _declared(node: ast.AST) -> tuple[set[str], set[str]]:
-    """Names a function body binds locally, and those it declares global/nonlocal."""
+def _target_names(target: ast.expr, into: set[str]) -> None:
+    if isinstance(target, ast.Name):
+        into.add(target.id)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _target_names(element, into)
+    elif isinstance(target, ast.Starred):
+        _target_names(target.value, into)
+
+
+def _declared(node: ast.AST, has_walrus: bool) -> set[str]:
+    """Names a function or class body binds locally (minus global/nonlocal ones).
+
+    Only statements are walked, which is several times faster than visiting
+    every expression; names bound by ``:=`` inside expressions need the full
+    walk, so callers say whether the body's text contains one.
+    """
     bound: set[str] = set()
     declared: set[str] = set()
-    stack = list(node.body) if hasattr(node, "body") else []
+    stack: list = list(node.body)
     while stack:
         current = stack.pop()
-        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        kind = type(current)
+        if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             bound.add(current.name)
             continue
-        if isinstance(current, (ast.Lambda, *_COMPREHENSIONS)):
-            continue
-        if isinstance(current, ast.Name) and not isinstance(current.ctx, ast.Load):
-            bound.add(current.id)
-        elif isinstance(current, (ast.Import, ast.ImportFrom)):
+        if kind is ast.Assign:
+            for target in current.targets:
+                _target_names(target, bound)
+        elif kind in (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor):
+            _target_names(current.target, bound)
+        elif kind in (ast.With, ast.AsyncWith):
+            for item in current.items:
+                if item.optional_vars is not None:
+                    _target_names(item.optional_vars, bound)
+        elif kind in (ast.Import, ast.ImportFrom):
             for alias in current.names:
                 if alias.name != "*":
                     bound.add(alias.asname or alias.name.split(".")[0])
-        elif isinstance(current, ast.ExceptHandler) and current.name:
-            bound.add(current.name)
-        elif isinstance(current, (ast.Global, ast.Nonlocal)):
+        elif kind in (ast.Global, ast.Nonlocal):
             declared.update(current.names)
-        elif isinstance(current, (ast.MatchAs, ast.MatchStar)) and current.name:
+        elif kind is ast.ExceptHandler and current.name:
             bound.add(current.name)
-        stack.extend(ast.iter_child_nodes(current))
-    return bound - declared, declared
+        elif kind is ast.Delete:
+            for target in current.targets:
+                _target_names(target, bound)
+        elif kind is ast.match_case:
+            for pattern in ast.walk(current.pattern):
+                if isinstance(pattern, (ast.MatchAs, ast.MatchStar)) and pattern.name:
+                    bound.add(pattern.name)
+                elif isinstance(pattern, ast.MatchMapping) and pattern.rest:
+                    bound.add(pattern.rest)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(current, name, None)
+            if children:
+                stack.extend(children)
+    if has_walrus:
+        for statement in node.body:
+            for inner in ast.walk(statement):
+                if isinstance(inner, ast.NamedExpr) and isinstance(inner.target, ast.Name):
+                    bound.add(inner.target.id)
+    return bound - declared
 
 
 def _params(args: ast.arguments) -> tuple[list[ast.arg], list[ast.arg]]:
@@ -156,6 +201,7 @@ class _Extractor:
         self.module = module
         self.is_package = is_package
         self.sites = 0
+        self.depth = 0
         self.taken: set[str] = {module}
 
     # -- helpers ---------------------------------------------------------
@@ -187,6 +233,10 @@ class _Extractor:
         self.taken.add(f"{qualname}#{n}")
         return f"{qualname}#{n}"
 
+    def has_walrus(self, node) -> bool:
+        start, end = node.lineno, node.end_lineno or node.lineno
+        return any(":=" in line for line in self.lines[start - 1:end])
+
     def resolve_from(self, node: ast.ImportFrom) -> str:
         if not node.level:
             return node.module or ""
@@ -203,9 +253,28 @@ class _Extractor:
             self.stmt(statement, scope)
 
     def stmt(self, node: ast.stmt, scope: _Scope) -> None:
-        method = getattr(self, f"stmt_{type(node).__name__}", None)
+        if isinstance(node, _BLOCKS):
+            self.depth += 1
+            function = scope.function()
+            if function is not None and self.depth > function.deepest:
+                function.deepest = self.depth
+            try:
+                self.dispatch(node, scope)
+            finally:
+                self.depth -= 1
+        else:
+            self.dispatch(node, scope)
+
+    def dispatch(self, node: ast.stmt, scope: _Scope) -> None:
+        method = _STMT_HANDLERS.get(type(node))
         if method is not None:
-            method(node, scope)
+            method(self, node, scope)
+            return
+        if type(node) is ast.If and node.orelse and len(node.orelse) == 1 and type(node.orelse[0]) is ast.If:
+            # ``elif`` nests no deeper than its ``if``
+            self.expr(node.test, scope)
+            self.body(node.body, scope)
+            self.dispatch(node.orelse[0], scope)
             return
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
@@ -259,7 +328,6 @@ class _Extractor:
                 body_start=self.body_start(node, docstring),
             )
         )
-        self.facts.metrics[qualname] = measure(node, self.lines, docstring)
         positional, kwonly = _params(node.args)
         info = FunctionInfo(
             params=tuple(a.arg for a in positional),
@@ -267,7 +335,7 @@ class _Extractor:
             binding=binding if in_class else "plain",
         )
         self.facts.functions[qualname] = info
-        bound, _ = _declared(node)
+        bound = _declared(node, self.has_walrus(node))
         params = {a.arg for a in (*positional, *kwonly)}
         for extra in (node.args.vararg, node.args.kwarg):
             if extra is not None:
@@ -294,10 +362,12 @@ class _Extractor:
             self.emit("assign", self_key, own)
         if node.returns is not None:
             self.flow(f"{qualname}.{RETURN}", self.annotation(node.returns, scope))
+        outer_depth = self.depth
+        self.depth = 0
         self.body(node.body, inner)
-        info.is_generator = any(
-            isinstance(c, (ast.Yield, ast.YieldFrom)) for c in self.own_nodes(node)
-        )
+        self.depth = outer_depth
+        info.is_generator = inner.is_generator
+        self.facts.metrics[qualname] = measure(node, self.lines, docstring, inner.deepest)
         value: Expr = ("val", ("F", qualname))
         if not is_accessor and "overload" not in names:
             self.emit("assign", f"{scope.prefix}.{node.name}", self.decorate(node, value, scope))
@@ -305,16 +375,6 @@ class _Extractor:
             self.decorate(node, value, scope)
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
-
-    @staticmethod
-    def own_nodes(node):
-        """Nodes of a function body, not descending into nested scopes."""
-        stack = list(node.body)
-        while stack:
-            current = stack.pop()
-            yield current
-            if not isinstance(current, (*_SCOPE_NODES,)):
-                stack.extend(ast.iter_child_nodes(current))
 
     def body_start(self, node, docstring) -> int | None:
         statements = node.body[1:] if docstring else node.body
@@ -356,7 +416,7 @@ class _Extractor:
         self.facts.bases[qualname] = [b for b in (self.expr(b, scope) for b in node.bases) if b]
         for keyword in node.keywords:
             self.expr(keyword.value, scope)
-        bound, _ = _declared(node)
+        bound = _declared(node, self.has_walrus(node))
         inner = _Scope("class", qualname, qualname, frozenset(bound), scope, scope.cls, scope.self_key)
         self.body(node.body, inner)
         value = self.decorate(node, ("val", ("C", qualname)), scope)
@@ -480,9 +540,9 @@ class _Extractor:
     def expr(self, node: ast.expr | None, scope: _Scope) -> Expr | None:
         if node is None:
             return None
-        method = getattr(self, f"expr_{type(node).__name__}", None)
+        method = _EXPR_HANDLERS.get(type(node))
         if method is not None:
-            return method(node, scope)
+            return method(self, node, scope)
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self.expr(child, scope)
@@ -606,11 +666,13 @@ class _Extractor:
     def expr_Yield(self, node, scope):
         value = self.expr(node.value, scope)
         if scope.kind == "function":
+            scope.is_generator = True
             self.flow(f"{scope.prefix}.{YIELD}", value)
 
     def expr_YieldFrom(self, node, scope):
         value = self.expr(node.value, scope)
         if scope.kind == "function":
+            scope.is_generator = True
             self.flow(f"{scope.prefix}.{YIELD}", value and ("iter", value))
 
     def expr_NamedExpr(self, node, scope):
@@ -632,7 +694,20 @@ class _Extractor:
         return value and ("iter", value)
 
 
-_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, *_COMPREHENSIONS)
+_BLOCKS = (
+    ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match,
+    *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+)
+_STMT_HANDLERS = {
+    getattr(ast, name[5:]): function
+    for name, function in vars(_Extractor).items()
+    if name.startswith("stmt_") and hasattr(ast, name[5:])
+}
+_EXPR_HANDLERS = {
+    getattr(ast, name[5:]): function
+    for name, function in vars(_Extractor).items()
+    if name.startswith("expr_") and hasattr(ast, name[5:])
+}
 
 
 def extract(tree: ast.Module, module: str, file: str, is_package: bool, lines: list[str]) -> ModuleFacts:

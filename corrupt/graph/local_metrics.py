@@ -12,13 +12,6 @@ from dataclasses import dataclass
 from radon.metrics import h_visit_ast
 from radon.visitors import ComplexityVisitor
 
-_BLOCKS = (
-    ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match,
-)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-if hasattr(ast, "TryStar"):
-    _BLOCKS = (*_BLOCKS, ast.TryStar)
-
 
 @dataclass(frozen=True)
 class LocalMetrics:
@@ -40,31 +33,6 @@ def halstead(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[float, float
     return float(report.volume), float(report.difficulty)
 
 
-def nesting_depth(node: ast.AST) -> int:
-    """Deepest nesting of compound statements in a body; ``elif`` counts as its ``if``.
-
-    Nested functions and classes are not entered: they are measured on their own.
-    """
-    deepest = 0
-    stack: list[tuple[ast.AST, int]] = [(child, 0) for child in ast.iter_child_nodes(node)]
-    while stack:
-        current, depth = stack.pop()
-        if isinstance(current, _SCOPES):
-            continue
-        inner = depth
-        if isinstance(current, _BLOCKS):
-            inner = depth + 1
-            deepest = max(deepest, inner)
-        for child in ast.iter_child_nodes(current):
-            is_elif = (
-                isinstance(current, ast.If)
-                and isinstance(child, ast.If)
-                and current.orelse == [child]
-            )
-            stack.append((child, depth if is_elif else inner))
-    return deepest
-
-
 def code_lines(lines: list[str], start: int, end: int, docstring: tuple[int, int] | None) -> int:
     """Lines in ``start..end`` that are neither blank, comment-only, nor docstring."""
     count = 0
@@ -81,7 +49,11 @@ def measure(
     node: ast.FunctionDef | ast.AsyncFunctionDef,
     lines: list[str],
     docstring: tuple[int, int] | None,
+    nesting_depth: int,
 ) -> LocalMetrics:
+    """The local metrics; ``nesting_depth`` is counted by the extractor's own walk
+    (deepest compound statement, ``elif`` as deep as its ``if``, nested
+    functions measured on their own), which saves a pass over the tree."""
     volume, difficulty = halstead(node)
     start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
     return LocalMetrics(
@@ -89,5 +61,5 @@ def measure(
         halstead_volume=volume,
         halstead_difficulty=difficulty,
         code_lines=code_lines(lines, start, node.end_lineno or node.lineno, docstring),
-        nesting_depth=nesting_depth(node),
+        nesting_depth=nesting_depth,
     )
