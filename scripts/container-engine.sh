@@ -81,8 +81,14 @@ build_base_image() {
         || fail "podman import of $rootfs_cache failed"
 }
 
+prune_build_leftovers() {
+    # Each image build leaves its install stage behind as an untagged image.
+    podman image prune -f >/dev/null 2>&1 || true
+}
+
 install_packages
 configure_podman
 start_service
 build_base_image
+prune_build_leftovers
 echo "export DOCKER_HOST=unix://$socket"
