@@ -62,3 +62,14 @@ def test_flaky_tests_are_recorded_and_excluded(sandbox, tmp_path_factory, tmp_pa
     assert baseline.flaky == ["tests/test_flaky.py::test_passes_only_once"]
     assert baseline.tests == ["tests/test_flaky.py::test_stable"]
     assert all(ids == ["tests/test_flaky.py::test_stable"] for lines in baseline.line_coverage.values() for ids in lines.values())
+
+
+def test_xdist_suites_report_every_test_and_their_coverage(sandbox, tmp_path_factory, tmp_path):
+    """A suite whose addopts say ``-n 2``: workers report and measure, the controller merges."""
+    checkout = fixture_checkout("parallel", tmp_path_factory)
+    baseline = compute_baseline(checkout, sandbox, sandbox.prepare(checkout), cache_dir=tmp_path)
+    squares = [f"tests/test_squares.py::test_square[{x}]" for x in range(6)]
+    cubes = [f"tests/test_squares.py::test_cube[{x}]" for x in range(6)]
+    assert baseline.tests == sorted(squares + cubes)
+    assert sorted(baseline.line_coverage["squares.py"][2]) == sorted(squares + cubes)
+    assert sorted(baseline.line_coverage["squares.py"][6]) == sorted(cubes)

@@ -16,11 +16,13 @@ It writes JSON lines to ``--corrupt-report``:
 - ``{"kind": "collected", "count": N}`` and a final ``{"kind": "session"}``.
 
 With ``--corrupt-coverage`` it runs coverage.py with the pytest nodeid as the
-dynamic context of each test and writes ``{file: {line: [nodeids]}}``.
+dynamic context of each test and writes ``{file: {line: [nodeids]}}``. Under
+pytest-xdist every worker measures its own tests and the controller merges.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import signal
@@ -228,9 +230,19 @@ def pytest_unconfigure(config):
     lines = {}
     for measured in data.measured_files():
         by_line = data.contexts_by_lineno(measured)
-        tests = {line: sorted(c for c in ctxs if c) for line, ctxs in by_line.items()}
-        tests = {line: nodeids for line, nodeids in tests.items() if nodeids}
-        if tests:
-            lines[_relative(measured)] = tests
+        for line, contexts in by_line.items():
+            nodeids = [c for c in contexts if c]
+            if nodeids:
+                lines.setdefault(_relative(measured), {}).setdefault(str(line), []).extend(nodeids)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:  # the controller merges what its workers measured, after they finished
+        target = f"{target}.{worker}"
+    else:
+        for part in glob.glob(glob.escape(target) + ".*"):
+            with open(part, encoding="utf-8") as fh:
+                for file, by_line in json.load(fh).items():
+                    for line, nodeids in by_line.items():
+                        lines.setdefault(file, {}).setdefault(line, []).extend(nodeids)
+            os.remove(part)
     with open(target, "w", encoding="utf-8") as fh:
         json.dump(lines, fh)

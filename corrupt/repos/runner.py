@@ -143,7 +143,7 @@ def _parse(path: Path, select: Sequence[str] | None) -> tuple[TestReport, list[s
                 frames=[Frame(**f) for f in record.get("frames", [])],
             )
         elif kind == "collected":
-            report.collected += record["count"]
+            report.collected = max(report.collected, record["count"])  # xdist: one line per worker
         elif kind == "collect_error":
             report.collect_errors[record["nodeid"]] = record["message"]
         elif kind == "session":
