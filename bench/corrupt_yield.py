@@ -17,6 +17,7 @@ import argparse
 import random
 import time
 from collections import Counter
+from pathlib import Path
 
 from corrupt.corrupt.adversarial import adversarial_search
 from corrupt.graph import build_code_graph
@@ -51,15 +52,18 @@ def main() -> None:
     parser.add_argument("--min-failing", type=int, default=5)
     parser.add_argument("--min-covering", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--sample", type=int, default=0, help="a seeded sample of N eligible targets")
+    parser.add_argument(
+        "--sample", type=int, default=0, help="a seeded sample of N eligible targets"
+    )
     parser.add_argument("--max-candidates", type=int, default=40)
+    parser.add_argument("--cache-dir", type=Path, default=None, help="clones, venvs and baselines")
     args = parser.parse_args()
 
     started = time.monotonic()
-    repo = checkout(parse_spec(args.repo))
-    sandbox = LocalSandbox()
+    repo = checkout(parse_spec(args.repo), cache_dir=args.cache_dir)
+    sandbox = LocalSandbox(cache_dir=args.cache_dir)
     env = sandbox.prepare(repo)
-    baseline = compute_baseline(repo, sandbox, env)
+    baseline = compute_baseline(repo, sandbox, env, cache_dir=args.cache_dir)
     graph = build_code_graph(repo.path)
     spans = [
         (s.qualname, s.file, s.body_start or s.start_line, s.end_line) for s in graph.functions()
@@ -114,11 +118,13 @@ def main() -> None:
             odc[f"{bug.category}/{bug.subcategory}"] += 1
             hef[bug.hef_category] += 1
             failing_share.append(outcome.corruption.stats["failing_share"])
+            stats = outcome.corruption.stats
+            others = ", ".join(f"{o['operator']} {o['failing']}" for o in stats["survivors"])
             print(
                 f"  + {target.qualname}: {bug.operator} lines {bug.lines}, "
-                f"{len(outcome.corruption.stats['failing'])}/{outcome.corruption.stats['covering']} "
+                f"{len(stats['failing'])}{'' if stats['exact'] else '+'}/{stats['covering']} "
                 f"failing, {bug.effect.exception}, hop {bug.effect.hop_distance}, "
-                f"{outcome.screened} screened"
+                f"{outcome.screened} screened; other survivors: {others or 'none'}"
             )
     seconds = time.monotonic() - search_started
     tried = max(len(targets), 1)
