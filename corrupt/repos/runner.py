@@ -76,7 +76,7 @@ def run_tests(
     cover_rel = f"{RUN_DIR}/coverage-{run_id}.json"
     select_rel = f"{RUN_DIR}/select-{run_id}.txt"
 
-    argv, extra_env = test_command(tree)
+    extra_env = test_command(tree)[1]
     argv = [*BASE_ARGV, f"--corrupt-report={report_rel}"]
     extra_env["PYTHONPATH"] = f"{RUN_DIR}:{extra_env['PYTHONPATH']}"
     collect = [report_rel]
@@ -109,8 +109,7 @@ def run_tests(
             report.line_coverage = _read_coverage(tree / cover_rel)
         return report
     finally:
-        for rel in (report_rel, cover_rel, select_rel):
-            (tree / rel).unlink(missing_ok=True)
+        shutil.rmtree(run_dir, ignore_errors=True)  # leave the working tree as it was
 
 
 def _test_files(tree: Path, select: Sequence[str]) -> list[str]:
