@@ -18,7 +18,7 @@ from corrupt.errors import CorruptError
 from corrupt.repos.models import Frame, TestReport, TestResult
 
 # Exception types that mean "a test's expectation was not met" rather than "the code crashed".
-ASSERTION_TYPES = frozenset({"AssertionError", "Failed", "DID NOT RAISE"})
+ASSERTION_TYPES = frozenset({"AssertionError", "Failed"})  # Failed: pytest.raises, pytest.fail
 
 # Call-graph steps from a failure to the target: a callback over the qualified
 # names of the failure's frames (fewest hops, None if unreachable), or a map
