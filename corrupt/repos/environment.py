@@ -19,6 +19,7 @@ written last, so an interrupted or failed install is rebuilt from scratch.
 from __future__ import annotations
 
 import configparser
+import fcntl
 import hashlib
 import os
 import re
@@ -62,9 +63,10 @@ def default_cache_dir() -> Path:
 
 
 def environment_key(checkout: Checkout) -> str:
-    """Cache key: readable repository stem + hash of (url, commit)."""
+    """Cache key: readable repository stem + hash of (url, commit, our Python version)."""
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", checkout.name).strip("-")[:40] or "repo"
-    digest = hashlib.sha256(f"{checkout.url}\0{checkout.commit}".encode()).hexdigest()[:16]
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    digest = hashlib.sha256(f"{checkout.url}\0{checkout.commit}\0{python}".encode()).hexdigest()[:16]
     return f"{stem}-{digest}"
 
 
@@ -224,6 +226,14 @@ def create_environment(checkout: Checkout, *, cache_dir: Path | None = None, pro
     if (venv / MARKER).is_file():
         return env
     envs.mkdir(parents=True, exist_ok=True)
+    with open(envs / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent builds of one repo: the first builds, the rest wait
+        if not (venv / MARKER).is_file():
+            _build(checkout, venv, log, progress)
+    return env
+
+
+def _build(checkout: Checkout, venv: Path, log: Path, progress) -> None:
     shutil.rmtree(venv, ignore_errors=True)
     log.write_text(f"corrupt environment for {checkout.name} at {checkout.commit}\n", encoding="utf-8")
     started = time.monotonic()
@@ -245,7 +255,6 @@ def create_environment(checkout: Checkout, *, cache_dir: Path | None = None, pro
         _say(progress, "installing test dependencies")
         installer.install("test dependencies", args, cwd=source)
     (venv / MARKER).write_text(f"{time.monotonic() - started:.1f}s\n", encoding="utf-8")
-    return env
 
 
 def _install_project(installer: _Installer, root: Path, progress) -> None:
