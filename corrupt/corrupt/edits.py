@@ -46,20 +46,20 @@ class EditScriptError(CorruptError):
     exit_code = 26
 
 
+_SPLIT = re.compile(r"(\r\n|\n|\r)")
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\n|\r)|[^\r\n]+$")
+
+
 def _pieces(text: str) -> list[tuple[str, str]]:
     """``(text, terminator)`` per line; the last piece's terminator is ``""``."""
-    pieces: list[tuple[str, str]] = []
-    start = 0
-    for match in _TERMINATOR.finditer(text):
-        pieces.append((text[start : match.start()], match.group()))
-        start = match.end()
-    pieces.append((text[start:], ""))
-    return pieces
+    parts = _SPLIT.split(text)
+    parts.append("")
+    return list(zip(parts[::2], parts[1::2], strict=True))
 
 
 def split_lines(text: str) -> list[str]:
     """Lines with their terminators, numbered as Python numbers them (no empty last line)."""
-    return [text + term for text, term in _pieces(text) if text or term]
+    return _LINES.findall(text)
 
 
 def _default_terminator(pieces: list[tuple[str, str]]) -> str:

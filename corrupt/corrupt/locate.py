@@ -9,6 +9,7 @@ result, which is what every mutant goes through.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 import libcst as cst
@@ -52,6 +53,7 @@ class Located:
     span: Span
     source: str
     splice: tuple[int, int, str, bool] | None
+    node: AstFunction  # the same function in stdlib ast (read-only: it is cached)
 
     def with_function(self, function: cst.FunctionDef) -> str:
         """The file text with the target function replaced by ``function``."""
@@ -163,10 +165,20 @@ def parse_python(source: str, what: str = "file") -> ast.Module:
         raise TargetNotFound(f"{what} does not parse: {exc}") from None
 
 
+@functools.lru_cache(maxsize=16)
+def _parsed(source: str) -> tuple[list[tuple[str, object]], cst.Module | str]:
+    """Definitions (ast) and the libcst module of a file, cached: callers walk one
+    file's functions in turn, and a libcst parse costs far more than a mutant."""
+    ordered = _defs_in_order(parse_python(source))
+    try:
+        return ordered, cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        return ordered, f"file does not parse with libcst: {exc.message}"
+
+
 def locate(source: str, qualname: str, def_line: int) -> Located:
     """The libcst module and the function node whose ``def`` is on ``def_line``."""
-    tree = parse_python(source)
-    ordered = _defs_in_order(tree)
+    ordered, module = _parsed(source)
     index = next(
         (
             i
@@ -179,17 +191,16 @@ def locate(source: str, qualname: str, def_line: int) -> Located:
     )
     if index is None:
         raise TargetNotFound(f"no function {qualname} with its def on line {def_line}")
+    if isinstance(module, str):
+        raise TargetNotFound(module)
     path, node = ordered[index]
     assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        raise TargetNotFound(f"file does not parse with libcst: {exc.message}") from None
     cst_path, function = _defs_in_order(module)[index]
     if cst_path != path or not isinstance(function, cst.FunctionDef):
         raise TargetNotFound(f"libcst and ast disagree about the definitions around {qualname}")
     span = span_of(node)
-    return Located(module, function, span, source, _find_splice(source, module, function, span))
+    splice = _find_splice(source, module, function, span)
+    return Located(module, function, span, source, splice, node)
 
 
 def outside_unchanged(original: str, corrupted: str, span: Span, new_span: Span) -> bool:

@@ -9,6 +9,7 @@ checks every mutant anyway.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -75,6 +76,9 @@ class FunctionContext:
     _index: dict[int, int] = field(default_factory=dict)
     _nested: set[int] = field(default_factory=set)
     _end: dict[int, int] = field(default_factory=dict)
+    _by_type: dict[tuple, list] = field(default_factory=dict)
+    _variables: list[cst.Name] | None = None
+    _loads: dict[str, list[cst.Name]] | None = None
 
     @classmethod
     def build(cls, function: cst.FunctionDef) -> FunctionContext:
@@ -84,10 +88,26 @@ class FunctionContext:
         statements = list(body.body)
         if statements and _is_docstring(statements[0]):
             statements = statements[1:]
+        ctx._parent[id(body)] = function
         for statement in statements:
             ctx._parent[id(statement)] = body
             statement.visit(collector)
         return ctx
+
+    def replaced(self, node: cst.CSTNode, replacement: Replacement) -> cst.FunctionDef:
+        """The function with ``node`` replaced (or removed), rebuilding only its ancestors.
+
+        libcst's ``deep_replace`` rebuilds the whole tree and cost over 10 ms a
+        mutant; copying the path from ``node`` up to the function is enough.
+        """
+        while node is not self.function:
+            parent = self.parent(node)
+            if parent is None:
+                raise ValueError("node is not inside the target function")
+            replacement = _with_child(parent, node, replacement)
+            node = parent
+        assert isinstance(replacement, cst.FunctionDef)
+        return replacement
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._parent.get(id(node))
@@ -110,7 +130,10 @@ class FunctionContext:
         return id(node) in self._nested
 
     def of_type(self, *types: type[cst.CSTNode]) -> list:
-        return [node for node in self.nodes if isinstance(node, types)]
+        key = types
+        if key not in self._by_type:
+            self._by_type[key] = [node for node in self.nodes if isinstance(node, types)]
+        return self._by_type[key]
 
     # --- names -----------------------------------------------------------------
 
@@ -125,11 +148,13 @@ class FunctionContext:
 
     def variables(self) -> list[cst.Name]:
         """Name nodes that are local or parameter variables of the function's own scope."""
-        return [
-            node
-            for node in self.of_type(cst.Name)
-            if not self.in_nested_scope(node) and self.name_role(node) in ("load", "store")
-        ]
+        if self._variables is None:
+            self._variables = [
+                node
+                for node in self.of_type(cst.Name)
+                if not self.in_nested_scope(node) and self.name_role(node) in ("load", "store")
+            ]
+        return self._variables
 
     def name_role(self, name: cst.Name) -> str:
         """``load``, ``store``, ``del`` or ``other`` (attribute, keyword, def name...)."""
@@ -172,7 +197,26 @@ class FunctionContext:
         return bound
 
     def loads(self, name: str) -> list[cst.Name]:
-        return [n for n in self.variables() if n.value == name and self.name_role(n) == "load"]
+        if self._loads is None:
+            self._loads = {}
+            for node in self.variables():
+                if self.name_role(node) == "load":
+                    self._loads.setdefault(node.value, []).append(node)
+        return self._loads.get(name, [])
+
+
+def _with_child(parent: cst.CSTNode, child: cst.CSTNode, new: Replacement) -> cst.CSTNode:
+    for item in dataclasses.fields(parent):
+        value = getattr(parent, item.name)
+        if value is child:
+            if isinstance(new, cst.RemovalSentinel):
+                raise ValueError(f"cannot remove the {item.name} of {type(parent).__name__}")
+            return parent.with_changes(**{item.name: new})
+        if isinstance(value, tuple | list) and any(v is child for v in value):
+            kept = [new if v is child else v for v in value]
+            kept = [v for v in kept if not isinstance(v, cst.RemovalSentinel)]
+            return parent.with_changes(**{item.name: kept})
+    raise ValueError(f"{type(child).__name__} is not a child of {type(parent).__name__}")
 
 
 class _Collector(cst.CSTVisitor):

@@ -10,16 +10,18 @@ byte-identical, and differ from the original in its syntax tree (no no-ops).
 from __future__ import annotations
 
 import ast
+import functools
 import random
 import warnings
 from collections.abc import Iterable
 
 import libcst as cst
 
-from corrupt.corrupt.edits import changed_lines
+from corrupt.corrupt.edits import changed_lines, split_lines
 from corrupt.corrupt.locate import (
     AstFunction,
     Located,
+    Span,
     find_ast_function,
     locate,
     outside_unchanged,
@@ -55,7 +57,63 @@ def mutant_problem(
     *,
     allow_defaults: bool = False,
 ) -> str | None:
-    """Why ``corrupted`` is not an acceptable mutant of ``before``, or None if it is."""
+    """Why ``corrupted`` is not an acceptable mutant of ``before``, or None if it is.
+
+    The text outside the function is compared first; then only the function's
+    own lines are parsed and compiled (wrapped in a class when indented), since
+    parsing whole files dominated generation time. A function using
+    ``nonlocal`` needs its enclosing scopes, so it takes the whole-file path.
+    """
+    prefix, suffix = _outside(original, span_of(before))
+    if (
+        len(corrupted) < len(prefix) + len(suffix)
+        or not corrupted.startswith(prefix)
+        or not corrupted.endswith(suffix)
+    ):
+        return "changed code outside the target function"
+    region = corrupted[len(prefix) : len(corrupted) - len(suffix)]
+    if "nonlocal" in region:
+        return _whole_file_problem(original, corrupted, qualname, before, allow_defaults)
+    indented = region[:1] in (" ", "\t")
+    wrapped = "class _:\n" + region if indented else region
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            tree = ast.parse(wrapped)
+            compile(tree, "<mutant>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, SyntaxWarning) as exc:
+        return f"does not compile: {exc}"
+    body = tree.body[0].body if indented else tree.body  # type: ignore[attr-defined]
+    if len(body) != 1 or not isinstance(body[0], type(before)) or body[0].name != before.name:
+        return "target function moved or vanished"
+    return _function_problem(before, body[0], allow_defaults)
+
+
+def _function_problem(before: AstFunction, after: AstFunction, allow_defaults: bool) -> str | None:
+    if _signature(before, not allow_defaults) != _signature(after, not allow_defaults):
+        return "changed the signature, decorators or docstring"
+    if ast.dump(before) == ast.dump(after):
+        return "no-op: the syntax tree is unchanged"
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for line in split_lines(text):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _outside(original: str, span: Span) -> tuple[str, str]:
+    """The text before the function's first line and after its last line."""
+    starts = _line_starts(original)
+    return original[: starts[span.start - 1]], original[starts[min(span.end, len(starts) - 1)] :]
+
+
+def _whole_file_problem(
+    original: str, corrupted: str, qualname: str, before: AstFunction, allow_defaults: bool
+) -> str | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
@@ -68,24 +126,19 @@ def mutant_problem(
         return "target function moved or vanished"
     if not outside_unchanged(original, corrupted, span_of(before), span_of(after)):
         return "changed code outside the target function"
-    if _signature(before, not allow_defaults) != _signature(after, not allow_defaults):
-        return "changed the signature, decorators or docstring"
-    if ast.dump(before) == ast.dump(after):
-        return "no-op: the syntax tree is unchanged"
-    return None
+    return _function_problem(before, after, allow_defaults)
 
 
-def apply_site(located: Located, site: Site) -> str:
+def apply_site(located: Located, ctx: FunctionContext, site: Site) -> str:
     """The file text with one site rewritten (only the function is re-rendered)."""
-    function = located.function
-    if site.node is function:
-        new = site.replacement
-    elif isinstance(site.replacement, cst.RemovalSentinel):
-        new = function.deep_remove(site.node)
-    else:
-        new = function.deep_replace(site.node, site.replacement)
-    assert isinstance(new, cst.FunctionDef)
-    return located.with_function(new)
+    if site.node is located.function:
+        assert isinstance(site.replacement, cst.FunctionDef)
+        return located.with_function(site.replacement)
+    if site.node is located.function.params or ctx.parent(site.node) is None:
+        new = located.function.deep_replace(site.node, site.replacement)  # the signature
+        assert isinstance(new, cst.FunctionDef)
+        return located.with_function(new)
+    return located.with_function(ctx.replaced(site.node, site.replacement))
 
 
 def generate_mutants(
@@ -105,14 +158,13 @@ def generate_mutants(
     from corrupt.corrupt.operators import select
 
     located = locate(source, qualname, def_line)
-    before = find_ast_function(ast.parse(source), qualname, def_line)
-    assert before is not None
+    before = located.node
     ctx = FunctionContext.build(located.function)
     seen: set[str] = set()
     mutants: list[Mutant] = []
     for operator in select(operators):
         for site in operator.sites(ctx):
-            corrupted = apply_site(located, site)
+            corrupted = apply_site(located, ctx, site)
             if corrupted in seen or corrupted == source:
                 continue
             seen.add(corrupted)
@@ -120,14 +172,31 @@ def generate_mutants(
                 source, corrupted, qualname, before, allow_defaults=operator.changes_defaults
             ):
                 continue
-            mutants.append(_mutant(operator, site, source, corrupted, qualname, file))
+            lines = _changed_function_lines(source, corrupted, located)
+            mutants.append(_mutant(operator, site, corrupted, lines, located, file, qualname))
     random.Random(seed).shuffle(mutants)
     return mutants
 
 
+def _changed_function_lines(source: str, corrupted: str, located: Located) -> list[int]:
+    """:func:`changed_lines`, diffing only the function (the rest is known to be equal)."""
+    old, new = split_lines(source), split_lines(corrupted)
+    skip, tail = located.span.start - 1, len(old) - located.span.end
+    region_old = "".join(old[skip : len(old) - tail])
+    region_new = "".join(new[skip : len(new) - tail])
+    return [skip + line for line in changed_lines(region_old, region_new)]
+
+
 def _mutant(
-    operator: Operator, site: Site, source: str, corrupted: str, qualname: str, file: str
+    operator: Operator,
+    site: Site,
+    corrupted: str,
+    lines: list[int],
+    located: Located,
+    file: str,
+    qualname: str,
 ) -> Mutant:
+    source = located.source
     return Mutant(
         target=qualname,
         file=file,
@@ -137,6 +206,6 @@ def _mutant(
         hef_category=operator.hef_category,
         original=source,
         corrupted=corrupted,
-        lines=changed_lines(source, corrupted),
+        lines=lines,
         description=site.description,
     )
