@@ -74,6 +74,13 @@ class WrongBuiltin(Operator):
             yield Site(func, func.with_changes(value=new), f"{func.value}() -> {new}()")
 
 
+_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float)
+
+
+def _is_literal(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, _LITERALS)
+
+
 # Swapping these arguments is harmless (min, max) or a crash rather than a bug.
 _SYMMETRIC_OR_TYPED = {"min", "max", "isinstance", "issubclass", "getattr", "setattr", "hasattr"}
 
@@ -96,6 +103,8 @@ class SwapCallArguments(Operator):
                     continue
                 if code(first.value).strip() == code(second.value).strip():
                     continue
+                if _is_literal(first.value) != _is_literal(second.value):
+                    continue  # a string or number in a name's place reads as a typo, a tell
                 new_args = list(args)
                 new_args[i] = first.with_changes(value=second.value)
                 new_args[i + 1] = second.with_changes(value=first.value)

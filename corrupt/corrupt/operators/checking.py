@@ -46,7 +46,11 @@ class FlipComparison(Operator):
     }
 
     def sites(self, ctx: FunctionContext) -> Iterator[Site]:
-        return _swap_comparison_operators(ctx, self.PAIRS, "flipped")
+        # A chain (``0 <= x <= 9``) flipped in one place reads as nonsense, a tell.
+        for site in _swap_comparison_operators(ctx, self.PAIRS, "flipped"):
+            parent = ctx.parent(site.node)
+            if isinstance(parent, cst.Comparison) and len(parent.comparisons) == 1:
+                yield site
 
 
 class ShiftBoundary(Operator):
@@ -144,6 +148,34 @@ def _condition_tests(ctx: FunctionContext) -> Iterator[cst.BaseExpression]:
         yield node.test
 
 
+_OPPOSITES: dict[type, type] = {
+    cst.Is: cst.IsNot,
+    cst.IsNot: cst.Is,
+    cst.Equal: cst.NotEqual,
+    cst.NotEqual: cst.Equal,
+    cst.In: cst.NotIn,
+    cst.NotIn: cst.In,
+    cst.LessThan: cst.GreaterThanEqual,
+    cst.GreaterThanEqual: cst.LessThan,
+    cst.LessThanEqual: cst.GreaterThan,
+    cst.GreaterThan: cst.LessThanEqual,
+}
+
+
+def _negated_test(test: cst.BaseExpression) -> cst.BaseExpression:
+    """The logical negation, as a programmer would write it (``x is not None``, not ``not x is None``)."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and not test.lpar:
+        target = test.comparisons[0]
+        old = target.operator
+        new = _OPPOSITES[type(old)](
+            whitespace_before=old.whitespace_before, whitespace_after=old.whitespace_after
+        )
+        return test.with_changes(comparisons=[target.with_changes(operator=new)])
+    if isinstance(test, cst.Comparison) and not test.lpar:
+        test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return negated(test)
+
+
 class NegateCondition(Operator):
     """The test of an ``if``/``elif``/``while``/conditional expression is negated."""
 
@@ -153,7 +185,7 @@ class NegateCondition(Operator):
 
     def sites(self, ctx: FunctionContext) -> Iterator[Site]:
         for test in _condition_tests(ctx):
-            yield Site(test, negated(test), f"negated condition {code(test)}")
+            yield Site(test, _negated_test(test), f"negated condition {code(test)}")
 
 
 class NoneVsFalsy(Operator):
