@@ -4,7 +4,7 @@
     python bench/sandbox_bench.py [REPO] [--runs 10] [--base-image corrupt/base:bookworm]
 
 REPO (default: examples/minishop) is pinned with ``checkout``. Prints the cold
-image build (layer cache off, the tag removed first), the warm ``prepare``
+image build (layer cache off, of a marked copy so it gets its own tag), the warm ``prepare``
 (image reused), and for each sandbox the mean and spread of N runs of a
 trivial command (``python -c pass``) and of a one-test pytest run through the
 runner; the difference is what a container costs per command.
@@ -13,8 +13,11 @@ runner; the difference is what a container costs per command.
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
+import tempfile
 import time
+import uuid
 from pathlib import Path
 
 from corrupt.repos.checkout import checkout
@@ -55,10 +58,15 @@ def main() -> None:
     pinned = checkout(parse_spec(args.repo))
     docker = DockerSandbox(base_image=args.base_image, layer_cache=False)
     local = LocalSandbox()
-    tag = docker.prepare(pinned).location  # make sure the engine and base image work
-    docker.client.images.remove(tag, force=True)
-    cold = timed(lambda: docker.prepare(pinned))
-    warm = timed(lambda: docker.prepare(pinned))
+    with tempfile.TemporaryDirectory() as tmp:
+        # A copy with one extra file is a new commit, hence a new tag: the cold
+        # build never touches the image other runs of this repository use.
+        shutil.copytree(pinned.path, Path(tmp) / "repo")
+        (Path(tmp) / "repo" / "BENCH_MARKER").write_text(uuid.uuid4().hex)
+        fresh = checkout(parse_spec(str(Path(tmp) / "repo")))
+        cold = timed(lambda: docker.prepare(fresh))
+        warm = timed(lambda: docker.prepare(fresh))
+        docker.client.images.remove(docker.prepare(fresh).location)
     local_env = local.prepare(pinned)
     print(f"repo {pinned.name} at {pinned.commit[:17]}, base image {args.base_image}")
     print(f"image build (cold, no layer cache): {cold:6.1f}s   prepare (image reused): {warm:6.3f}s")
