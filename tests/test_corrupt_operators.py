@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import textwrap
 
 import pytest
 
-from corrupt.corrupt.edits import apply_edit_script, edit_script
+from corrupt.corrupt.deletion import hollow_body
+from corrupt.corrupt.edits import apply_edit_script, edit_script, split_lines
+from corrupt.corrupt.locate import locate
 from corrupt.corrupt.operators import CATALOGUE, generate_mutants
 
 
@@ -230,3 +233,42 @@ def test_only_default_operators_touch_defaults() -> None:
         "change_default",
         "mutable_default",
     }
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os\r\n\r\nclass C:\r\n\tdef m(self, xs):\r\n\t\tfor x in xs:\r\n\t\t\tself.n += x\r\n\t\treturn self.n",
+        "X = 1\n\n# lead\n@staticmethod\ndef g(a, b):\n    '''Doc.\n\n  keeps   its text\n    '''\n    s = f'''{a}\n  raw'''\n    if a < b:\n        return s\n    return b  # tail\n# after\nY = 2\n",
+        "def h(a):\r\n    if a:\r\n        return 1\n    return 2\r\n",
+    ],
+    ids=["crlf-tabs-no-final-newline", "decorated-multiline-strings", "mixed-newlines"],
+)
+def test_file_layout_outside_the_change_is_kept_byte_for_byte(source: str) -> None:
+    tree = ast.parse(source)
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+    qualname = "m.C.m" if node.name == "m" else f"m.{node.name}"
+    mutants = generate_mutants(source, "m.py", qualname, node.lineno)
+    assert len({m.operator for m in mutants}) >= 4
+    start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    before = "".join(split_lines(source)[: start - 1])
+    after = "".join(split_lines(source)[node.end_lineno or 0 :])
+    crlf_only = "\n" not in source.replace("\r\n", "")
+    for mutant in mutants:
+        corrupted = mutant.corrupted
+        assert corrupted.startswith(before) and corrupted.endswith(after)
+        assert apply_edit_script(corrupted, edit_script(source, corrupted)) == source
+        assert corrupted.count("#") <= source.count("#"), "no comment added"
+        if crlf_only:
+            assert "\n" not in corrupted.replace("\r\n", ""), "CRLF file stays CRLF"
+
+
+def test_splice_rendering_matches_a_full_libcst_render() -> None:
+    """The fast path (render only the function) and libcst's whole-module render agree."""
+    source = "class C:\r\n    # lead\r\n    @property\r\n    def m(self):\r\n        return 1\r\n\r\n\r\nZ = 3"
+    located = locate(source, "m.C.m", 4)
+    assert located.splice is not None
+    hollowed = located.function.with_changes(body=hollow_body(located.function.body))
+    fast = located.with_function(hollowed)
+    slow = dataclasses.replace(located, splice=None).with_function(hollowed)
+    assert fast == slow == source.replace("return 1", "raise NotImplementedError")

@@ -78,7 +78,8 @@ _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.
 
 
 def _is_literal(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, _LITERALS)
+    constant = isinstance(expr, cst.Name) and expr.value in ("None", "True", "False")
+    return constant or isinstance(expr, _LITERALS)
 
 
 # Swapping these arguments is harmless (min, max) or a crash rather than a bug.
