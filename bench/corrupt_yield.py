@@ -56,6 +56,7 @@ def main() -> None:
         "--sample", type=int, default=0, help="a seeded sample of N eligible targets"
     )
     parser.add_argument("--max-candidates", type=int, default=40)
+    parser.add_argument("--enough", type=int, default=4, help="stop after this many survivors")
     parser.add_argument("--cache-dir", type=Path, default=None, help="clones, venvs and baselines")
     args = parser.parse_args()
 
@@ -104,6 +105,7 @@ def main() -> None:
                 min_failing=args.min_failing,
                 seed=args.seed,
                 max_candidates=args.max_candidates,
+                enough=args.enough,
                 distance_to=distance_callback(digraph, target.qualname),
             )
             runs += screener.runs - before
