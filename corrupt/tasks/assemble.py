@@ -19,6 +19,7 @@ from corrupt import __version__
 from corrupt.corrupt.models import Corruption, Effect
 from corrupt.graph.models import Symbol
 from corrupt.repos.models import Baseline, Checkout, TestReport
+from corrupt.repos.runner import test_command
 from corrupt.selection.models import Target
 from corrupt.tasks.models import (
     BugRecord,
@@ -58,7 +59,8 @@ def build_task(
 ) -> Task:
     report = verification.report
     assert report is not None
-    command = " ".join(baseline.command) or "python -m pytest"
+    argv, env = test_command(checkout.path)
+    command = " ".join([*(f"{k}={v}" for k, v in sorted(env.items())), *argv])
     bugs = [
         BugRecord(
             target=bug.target,
