@@ -11,6 +11,7 @@ Podman's Docker-compatible socket (``DOCKER_HOST=unix:///...``) both work.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import io
 import re
@@ -204,7 +205,8 @@ class DockerSandbox(Sandbox):
                 exit_code: int | None = status.get("StatusCode")
             except requests.RequestException:
                 timed_out, exit_code = True, None
-                container.kill()
+                with contextlib.suppress(APIError):  # it may have exited at the last moment
+                    container.kill()
             duration = time.monotonic() - started
             stdout = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
             stderr = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
@@ -242,12 +244,9 @@ def _copy_out(container, rel: str, tree: Path) -> None:
 
 
 def _remove(container) -> None:
-    try:
+    """Force-remove; a container already gone, or an engine gone with it, leaves nothing to clean."""
+    with contextlib.suppress(APIError, requests.RequestException):
         container.remove(force=True)
-    except NotFound:
-        pass
-    except (APIError, requests.RequestException):
-        pass  # the engine is gone; nothing left we can clean
 
 
 def _short(exc: BaseException) -> str:
