@@ -151,3 +151,16 @@ def test_code_lines_and_nesting_by_hand(sample):
     assert graph.metrics["sample.Meter.read"].nesting_depth == 0
     assert graph.metrics["sample.Meter.read"].code_lines == 3
     assert graph.metrics["sample.Meter.fetch"].nesting_depth == 1
+
+
+def test_betweenness_equals_networkx_on_a_tangled_graph():
+    graph = nx.gnp_random_graph(60, 0.06, seed=3, directed=True)
+    graph = nx.relabel_nodes(graph, {n: f"f{n}" for n in graph})
+    metrics = function_metrics(symbols_for(list(graph)), list(graph.edges), {})
+    expected = nx.betweenness_centrality(graph)
+    assert max(expected.values()) > 0
+    for node in graph:
+        assert metrics[node].betweenness == pytest.approx(expected[node], abs=1e-12)
+    pagerank = nx.pagerank(graph)
+    for node in graph:
+        assert metrics[node].pagerank == pytest.approx(pagerank[node])

@@ -12,23 +12,23 @@ Degrees are counted on the same graph.
 Harmonic centrality is *outgoing* reach (DESIGN.md): for f, the sum over every
 other function g of 1/d(f -> g) along caller -> callee edges, 0 when g is
 unreachable; this equals networkx's ``harmonic_centrality`` on the reversed
-graph. Distances come from scipy's compiled breadth-first search in row blocks
-so that large graphs stay fast; PageRank and betweenness come from networkx.
-Betweenness is exact up to ``EXACT_BETWEENNESS_LIMIT`` functions and estimated
-from that many sampled sources (fixed seed, so reproducible) above it.
+graph. Distances come from scipy's compiled shortest-path search in row blocks,
+PageRank from networkx, and betweenness (exact, normalised as networkx does)
+from rustworkx: networkx's pure-Python Brandes takes minutes on the call graph
+of a 100,000-line repository, rustworkx's takes about a second.
 """
 
 from __future__ import annotations
 
 import networkx as nx
 import numpy as np
+import rustworkx as rx
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from corrupt.graph.local_metrics import LocalMetrics
 from corrupt.graph.models import FunctionMetrics, Symbol
 
-EXACT_BETWEENNESS_LIMIT = 1500
 _ROW_BLOCK = 512
 
 
@@ -57,7 +57,9 @@ def reach(graph: nx.DiGraph) -> tuple[dict[str, float], dict[str, float]]:
     sources = [i for i, node in enumerate(nodes) if graph.out_degree(node)]
     for start in range(0, len(sources), _ROW_BLOCK):
         block = sources[start:start + _ROW_BLOCK]
-        distances = shortest_path(matrix, directed=True, unweighted=True, indices=block)
+        distances = shortest_path(
+            matrix, method="D", directed=True, unweighted=True, indices=block
+        )
         reachable = np.isfinite(distances) & (distances > 0)
         safe = np.where(reachable, distances, 1.0)
         inverse = np.where(reachable, 1.0 / safe, 0.0).sum(axis=1)
@@ -69,10 +71,14 @@ def reach(graph: nx.DiGraph) -> tuple[dict[str, float], dict[str, float]]:
 
 
 def betweenness(graph: nx.DiGraph) -> dict[str, float]:
-    n = graph.number_of_nodes()
-    if n > EXACT_BETWEENNESS_LIMIT:
-        return nx.betweenness_centrality(graph, k=EXACT_BETWEENNESS_LIMIT, seed=0)
-    return nx.betweenness_centrality(graph)
+    """Normalised betweenness, equal to ``nx.betweenness_centrality(graph)``."""
+    nodes = list(graph)
+    index = {node: i for i, node in enumerate(nodes)}
+    copy = rx.PyDiGraph()
+    copy.add_nodes_from(nodes)
+    copy.add_edges_from_no_data([(index[a], index[b]) for a, b in graph.edges])
+    scores = rx.digraph_betweenness_centrality(copy, normalized=True)
+    return {node: float(scores[i]) for i, node in enumerate(nodes)}
 
 
 def function_metrics(
