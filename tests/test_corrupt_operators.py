@@ -108,6 +108,11 @@ CASES: dict[str, tuple[str, str, str]] = {
         "def f(xs):\n    t = 0\n    for i in range(len(xs)):\n        t += xs[i]\n    return t\n",
         "def f(xs, args):\n    for x in xs:\n        print(x, range(*args))\n",
     ),
+    "index_off_by_one": (
+        "def f(xs, n):\n    return xs[:n] + [xs[n - 1]]\n",
+        "def f(xs, n):\n    return xs[:n - 1] + [xs[n - 1]]\n",
+        "def f(xs: list[int], d, k):\n    y: dict[str, int] = {}\n    return xs[0] + d[k] + xs[1:] + y\n",
+    ),
     "swap_arithmetic": (
         "def f(a, b):\n    return a + b\n",
         "def f(a, b):\n    return a - b\n",

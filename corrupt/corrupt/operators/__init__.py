@@ -42,6 +42,7 @@ from corrupt.corrupt.operators.checking import (
 from corrupt.corrupt.operators.statements import DropBreakContinue, DropStatement, ReturnInsideLoop
 from corrupt.corrupt.operators.values import (
     FlipBoolean,
+    IndexOffByOne,
     LoopRangeOffByOne,
     NudgeConstant,
     SwapArithmetic,
@@ -65,6 +66,7 @@ _CLASSES: list[type[Operator]] = [
     NudgeConstant,
     FlipBoolean,
     LoopRangeOffByOne,
+    IndexOffByOne,
     SwapArithmetic,
     SwapOperands,
     WrongMethod,

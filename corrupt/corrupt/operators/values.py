@@ -181,3 +181,37 @@ class SwapOperands(Operator):
                 continue
             swapped = node.with_changes(left=right, right=left)
             yield Site(node, swapped, f"operands swapped in {code(node)}")
+
+
+class IndexOffByOne(Operator):
+    """A slice bound or an index computed with ``±`` moves by one (``xs[:n]`` → ``xs[:n - 1]``).
+
+    Plain-name indexes are left alone: ``d[key + 1]`` on a dict is a crash, not a
+    subtle bug; literal bounds belong to ``nudge_constant``.
+    """
+
+    name = "index_off_by_one"
+    odc_category, odc_subcategory = "Algorithm", "off-by-one"
+    hef_category = "value misuse"
+
+    def sites(self, ctx: FunctionContext) -> Iterator[Site]:
+        for element in ctx.of_type(cst.SubscriptElement):
+            if any(isinstance(a, cst.Annotation) for a in ctx.ancestors(element)):
+                continue
+            part = element.slice
+            if isinstance(part, cst.Index) and isinstance(part.value, cst.BinaryOperation):
+                bounds = [("value", part.value)]
+            elif isinstance(part, cst.Slice):
+                bounds = [(f, getattr(part, f)) for f in ("lower", "upper")]
+                bounds = [(f, v) for f, v in bounds if v is not None and _int_value(v) is None]
+            else:
+                continue
+            for field_name, value in bounds:
+                for delta in (1, -1):
+                    moved = plus_minus_one(value, delta)
+                    if moved is None:
+                        continue
+                    replacement = element.with_changes(
+                        slice=part.with_changes(**{field_name: moved})
+                    )
+                    yield Site(element, replacement, f"[{code(value)}] moved by {delta:+d}")
