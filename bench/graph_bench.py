@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import os
 import shutil
 import tempfile
@@ -46,10 +47,8 @@ def main() -> None:
     texts = [(root / s.path).read_bytes() for s in sources]
     start = time.perf_counter()
     for data in texts:
-        try:
+        with contextlib.suppress(SyntaxError, ValueError):
             ast.parse(data)
-        except (SyntaxError, ValueError):
-            pass
     parse_seconds = time.perf_counter() - start
     lines = sum(t.count(b"\n") for t in texts)
     print(f"{root}: {len(sources)} files, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}")

@@ -25,7 +25,7 @@ from corrupt.graph.models import CodeGraph, SkippedFile
 from corrupt.graph.resolve import resolve_calls
 
 EXTRACTOR_VERSION = "graph-1"
-PARALLEL_MIN_LINES = 20_000
+PARALLEL_MIN_LINES = 8_000
 
 
 def default_cache_dir() -> Path:

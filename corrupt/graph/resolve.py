@@ -115,7 +115,7 @@ class Resolver:
         return self.vars.get(key, _EMPTY)
 
     def add(self, key: str, values: Iterable) -> None:
-        if key in self.saturated:
+        if not values or key in self.saturated:
             return
         target = self.vars[key]
         before = len(target)
@@ -143,7 +143,8 @@ class Resolver:
         kind = expr[0]
         if kind == "var":
             key = expr[1]
-            values = self.read(key)
+            self.reading.add(key)
+            values = self.vars.get(key)
             if values:
                 return values
             module, _, name = key.rpartition(".")
