@@ -9,7 +9,8 @@ least ``min_failing`` previously passing tests fail.
 Cost is bounded on purpose: screening runs at most ``max_candidates`` test
 runs, each stopped by a failure budget of ``min_failing`` (enough to know a
 mutant qualifies, no more), and the search stops once ``enough`` mutants have
-qualified. A budget truncates the one figure ranking needs most (how many of
+qualified (default ``rank_runs == enough``, so the chosen one is always exactly
+measured). A budget truncates the one figure ranking needs most (how many of
 the covering tests fail); a truncated count is a lower bound, so the top
 survivor is re-run without a budget until the top is exactly measured (at most
 ``rank_runs`` re-runs). Total runs per target are at most
@@ -73,7 +74,7 @@ def adversarial_search(
     max_candidates: int = 40,
     distance_to: DistanceTo | None = None,
     enough: int = 4,
-    rank_runs: int = 3,
+    rank_runs: int = 4,
     operators: Sequence[str] | None = None,
 ) -> CorruptionOutcome:
     """The subtlest qualifying mutant of ``qualname``, or the reason there is none."""
@@ -128,8 +129,9 @@ def adversarial_search(
         outcome.reason = _no_survivor_reason(outcome, min_failing)
         return outcome
 
-    # A budget-truncated count is a lower bound, so a truncated survivor can only
-    # rank worse once measured: re-run the top until it is exact (lazy evaluation).
+    # A budget-truncated count is a lower bound on the failing share, which
+    # dominates the score, so a truncated survivor mostly ranks worse once
+    # measured: re-run the top until it is exact (lazy evaluation).
     for _ in range(rank_runs):
         _rank(survivors, distance_to)
         top = survivors[0]
