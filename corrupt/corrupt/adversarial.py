@@ -9,11 +9,11 @@ least ``min_failing`` previously passing tests fail.
 Cost is bounded on purpose: screening runs at most ``max_candidates`` test
 runs, each stopped by a failure budget of ``min_failing`` (enough to know a
 mutant qualifies, no more), and the search stops once ``enough`` mutants have
-qualified (default ``rank_runs == enough``, so the chosen one is always exactly
-measured). A budget truncates the one figure ranking needs most (how many of
+qualified. A budget truncates the one figure ranking needs most (how many of
 the covering tests fail); a truncated count is a lower bound, so the top
-survivor is re-run without a budget until the top is exactly measured (at most
-``rank_runs`` re-runs). Total runs per target are at most
+survivor is re-run without a budget until the top is exactly measured, at
+most ``rank_runs`` re-runs (by default as many as ``enough``, so the chosen
+mutant is always measured exactly). Total runs per target are at most
 ``max_candidates + rank_runs``. Candidates are visited round-robin over
 operators in a seeded order, so the first few runs already try different kinds
 of bug, and the same seed always gives the same result.
