@@ -55,6 +55,10 @@ class FunctionInfo:
     binding: str = "plain"  # plain | static | class | property
     is_generator: bool = False
     is_lambda: bool = False
+    # Parameters returned as they are (``return func`` in a registering decorator,
+    # ``return self`` in a fluent method). The solver passes the caller's own
+    # argument through, so one call site's argument never leaks into another's result.
+    returned_params: tuple[str, ...] = ()
 
 
 @dataclass
@@ -83,6 +87,7 @@ class _Scope:
         self.cls = cls  # for methods: the qualname of the class they are defined in
         self.self_key = self_key  # for methods: the variable holding self/cls
         self.is_generator = False
+        self.info: FunctionInfo | None = None
         self.deepest = 0  # deepest nesting of compound statements seen in a function
 
     def function(self) -> _Scope | None:
@@ -362,6 +367,7 @@ class _Extractor:
             self.emit("assign", self_key, own)
         if node.returns is not None:
             self.flow(f"{qualname}.{RETURN}", self.annotation(node.returns, scope))
+        inner.info = info
         outer_depth = self.depth
         self.depth = 0
         self.body(node.body, inner)
@@ -424,8 +430,20 @@ class _Extractor:
 
     def stmt_Return(self, node: ast.Return, scope: _Scope) -> None:
         value = self.expr(node.value, scope) if node.value is not None else None
-        if scope.kind == "function":
-            self.flow(f"{scope.prefix}.{RETURN}", value)
+        if scope.kind != "function":
+            return
+        info = scope.info
+        name = node.value.id if isinstance(node.value, ast.Name) else None
+        if (
+            info is not None
+            and name is not None
+            and (name in info.params or name in info.kwonly)
+            and self.lookup(scope, name) == f"{scope.prefix}.{name}"
+        ):
+            if name not in info.returned_params:
+                info.returned_params = (*info.returned_params, name)
+            return
+        self.flow(f"{scope.prefix}.{RETURN}", value)
 
     def stmt_Assign(self, node: ast.Assign, scope: _Scope) -> None:
         value = self.expr(node.value, scope)

@@ -321,22 +321,27 @@ class Resolver:
             return
         self.edge(owner, qualname)
         params = info.params
+        given: dict[str, frozenset | set] = {}
         offset = 0
         if receiver is not None and params:
-            self.add(f"{qualname}.{params[0]}", (receiver,))
+            given[params[0]] = {receiver}
             offset = 1
         for position, arg in enumerate(args):
             if arg is None:
                 break
             if offset + position < len(params):
-                self.add(f"{qualname}.{params[offset + position]}", self.eval(arg))
+                given[params[offset + position]] = self.eval(arg)
         for name, arg in kwargs:
             if name is not None and (name in params or name in info.kwonly):
-                self.add(f"{qualname}.{name}", self.eval(arg))
+                given[name] = self.eval(arg)
+        for name, values in given.items():
+            self.add(f"{qualname}.{name}", values)
         if info.is_generator:
             results.add(("G", qualname))
-        else:
-            results.update(self.read(f"{qualname}.{RETURN}"))
+            return
+        results.update(self.read(f"{qualname}.{RETURN}"))
+        for name in info.returned_params:
+            results.update(given[name] if name in given else self.read(f"{qualname}.{name}"))
 
     def container_call(self, key: str, name: str, args, results: set) -> None:
         elems = f"{key}.{ELEMS}"
