@@ -201,7 +201,10 @@ class DockerSandbox(Sandbox):
             container.start()
             timed_out = False
             try:
-                status = container.wait(timeout=limits.timeout)
+                # The deadline counts from the call, so container start-up
+                # under load cannot stretch a run past its timeout.
+                remaining = max(0.5, limits.timeout - (time.monotonic() - started))
+                status = container.wait(timeout=remaining)
                 exit_code: int | None = status.get("StatusCode")
             except requests.RequestException:
                 timed_out, exit_code = True, None
