@@ -103,22 +103,26 @@ def _file_key(source: SourceFile, data: bytes) -> str:
     return digest.hexdigest()
 
 
+def read_sources(root: Path, sources: list[SourceFile]) -> tuple[list[bytes], list[str]]:
+    """Every file's bytes and content key (what the caches are keyed by)."""
+    contents = [(root / source.path).read_bytes() for source in sources]
+    keys = [_file_key(s, data) for s, data in zip(sources, contents, strict=True)]
+    return contents, keys
+
+
 def parse_all(
-    root: Path,
     sources: list[SourceFile],
+    contents: list[bytes],
+    keys: list[str],
     cache: _Cache,
     workers: int | None = None,
     parallel_min_lines: int = PARALLEL_MIN_LINES,
-) -> tuple[list[ModuleFacts | SkippedFile], list[str]]:
-    """Facts for every source (and its content key), from the cache where possible,
-    in a process pool when there is enough to parse."""
+) -> list[ModuleFacts | SkippedFile]:
+    """Facts for every source, from the cache where possible, in a process pool
+    when there is enough to parse."""
     results: dict[int, ModuleFacts | SkippedFile] = {}
     misses: list[tuple[int, str, SourceFile, bytes]] = []
-    keys = []
-    for position, source in enumerate(sources):
-        data = (root / source.path).read_bytes()
-        key = _file_key(source, data)
-        keys.append(key)
+    for position, (source, data, key) in enumerate(zip(sources, contents, keys, strict=True)):
         cached = cache.get(key)
         if cached is not None:
             results[position] = cached
@@ -136,7 +140,7 @@ def parse_all(
     for (position, key, _, _), result in zip(misses, parsed, strict=True):
         cache.put(key, result)
         results[position] = result
-    return [results[i] for i in range(len(sources))], keys
+    return [results[i] for i in range(len(sources))]
 
 
 def build_code_graph(
@@ -160,15 +164,16 @@ def build_code_graph(
     if not sources:
         raise NoPythonError(f"no Python files to analyse under {root}")
     cache = _Cache((cache_dir or default_cache_dir()) if use_cache else None)
-    results, keys = parse_all(root, sources, cache, workers)
-    facts = [r for r in results if isinstance(r, ModuleFacts)]
-    skipped = [r for r in results if isinstance(r, SkippedFile)]
-    if not facts:
-        raise NoPythonError(f"no parsable Python files under {root} ({len(skipped)} skipped)")
+    contents, keys = read_sources(root, sources)
     graph_key = hashlib.sha256(repr((EXTRACTOR_VERSION, import_root, keys)).encode()).hexdigest()
     cached = cache.get(f"g{graph_key}")
     if isinstance(cached, CodeGraph):
         return cached
+    results = parse_all(sources, contents, keys, cache, workers)
+    facts = [r for r in results if isinstance(r, ModuleFacts)]
+    skipped = [r for r in results if isinstance(r, SkippedFile)]
+    if not facts:
+        raise NoPythonError(f"no parsable Python files under {root} ({len(skipped)} skipped)")
     symbols = {s.qualname: s for f in facts for s in f.symbols}
     edges = resolve_calls(facts)
     local = {name: m for f in facts for name, m in f.metrics.items()}
