@@ -6,7 +6,8 @@
 # and a base image can be built locally with debootstrap. Every step is
 # idempotent and cached, so a second run costs about a second.
 #
-# Prints one line on stdout, `export DOCKER_HOST=unix://...`, for `eval`.
+# Prints one line on stdout, `export DOCKER_HOST=unix://... CORRUPT_BASE_IMAGE=...`,
+# for `eval`: the docker sandbox then defaults to the locally built base image.
 # Progress goes to stderr. Exits non-zero with a one-line reason when the
 # engine cannot be made to work on this machine.
 set -euo pipefail
@@ -91,4 +92,4 @@ configure_podman
 start_service
 build_base_image
 prune_build_leftovers
-echo "export DOCKER_HOST=unix://$socket"
+echo "export DOCKER_HOST=unix://$socket CORRUPT_BASE_IMAGE=$base_image"

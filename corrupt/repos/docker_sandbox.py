@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import io
+import os
 import re
 import tarfile
 import time
@@ -72,7 +73,8 @@ class DockerSandbox(Sandbox):
         build_timeout: int = 1800,
         layer_cache: bool = True,
     ) -> None:
-        self.base_image = base_image or DEFAULT_BASE_IMAGE
+        # CORRUPT_BASE_IMAGE lets machines without a registry (CI) set their local base once.
+        self.base_image = base_image or os.environ.get("CORRUPT_BASE_IMAGE") or DEFAULT_BASE_IMAGE
         self.docker_host = docker_host
         self.cpus = cpus
         self.cache_dir = Path(cache_dir or default_cache_dir()) / "images"
