@@ -29,18 +29,18 @@ class WrongMethod(Operator):
         ("lstrip", "rstrip"),
         ("find", "rfind"),
         ("upper", "lower"),
-        ("remove", "discard"),
         ("union", "intersection"),
         ("issubset", "issuperset"),
         ("difference", "symmetric_difference"),
         ("floor", "ceil"),
-        ("popleft", "pop"),
         ("get", "setdefault"),
         ("isdigit", "isalpha"),
         ("min", "max"),
         ("ljust", "rjust"),
         ("partition", "rpartition"),
-    ) | {"strip": "rstrip"}
+        ("isupper", "islower"),
+        # One-way where the reverse is an AttributeError on a list (``list.popleft``).
+    ) | {"strip": "rstrip", "popleft": "pop", "discard": "remove"}
 
     def sites(self, ctx: FunctionContext) -> Iterator[Site]:
         for call in ctx.of_type(cst.Call):
