@@ -10,8 +10,9 @@ import pytest
 
 from corrupt.corrupt.deletion import hollow_body
 from corrupt.corrupt.edits import apply_edit_script, edit_script, split_lines
-from corrupt.corrupt.locate import locate
+from corrupt.corrupt.locate import TargetNotFound, locate
 from corrupt.corrupt.operators import CATALOGUE, generate_mutants
+from corrupt.errors import InputError
 
 
 def _mutants(source: str, operator: str) -> list[str]:
@@ -277,3 +278,14 @@ def test_splice_rendering_matches_a_full_libcst_render() -> None:
     fast = located.with_function(hollowed)
     slow = dataclasses.replace(located, splice=None).with_function(hollowed)
     assert fast == slow == source.replace("return 1", "raise NotImplementedError")
+
+
+def test_bad_input_is_a_clear_error() -> None:
+    source = "def f(a):\n    return a + 1\n"
+    with pytest.raises(InputError, match="unknown operator.*no_such_op"):
+        generate_mutants(source, "m.py", "m.f", 1, operators=["no_such_op"])
+    with pytest.raises(TargetNotFound, match="no function m.g with its def on line 1"):
+        generate_mutants(source, "m.py", "m.g", 1)
+    with pytest.raises(TargetNotFound, match="does not parse"):
+        generate_mutants("def f(:\n", "m.py", "m.f", 1)
+    assert generate_mutants("def f():\n    pass\n", "m.py", "m.f", 1) == []
