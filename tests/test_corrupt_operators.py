@@ -154,6 +154,11 @@ CASES: dict[str, tuple[str, str, str]] = {
         "def f(xs, x):\n    return xs\n",
         "def f(xs):\n    y = xs.pop()\n    if y:\n        xs.clear()\n    return y\n",
     ),
+    "duplicate_statement": (
+        "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n",
+        "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n        out.append(x)\n    return out\n",
+        "def f(xs):\n    out = set()\n    for x in xs:\n        out.add(x)\n        if x: out.append(x)\n    return out\n",
+    ),
     "drop_break_continue": (
         "def f(xs):\n    r = None\n    for x in xs:\n        if x:\n            r = x\n            break\n    return r\n",
         "def f(xs):\n    r = None\n    for x in xs:\n        if x:\n            r = x\n    return r\n",

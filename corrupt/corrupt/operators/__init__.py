@@ -39,7 +39,12 @@ from corrupt.corrupt.operators.checking import (
     SwapAndOr,
     WrongException,
 )
-from corrupt.corrupt.operators.statements import DropBreakContinue, DropStatement, ReturnInsideLoop
+from corrupt.corrupt.operators.statements import (
+    DropBreakContinue,
+    DropStatement,
+    DuplicateStatement,
+    ReturnInsideLoop,
+)
 from corrupt.corrupt.operators.values import (
     FlipBoolean,
     IndexOffByOne,
@@ -76,6 +81,7 @@ _CLASSES: list[type[Operator]] = [
     DropKeywordArgument,
     DropStatement,
     DropBreakContinue,
+    DuplicateStatement,
     ReturnInsideLoop,
     WrongVariable,
     ChangeDefault,

@@ -25,7 +25,7 @@ NESTED_SCOPES = (
     cst.DictComp,
     cst.GeneratorExp,
 )
-Replacement = cst.CSTNode | cst.RemovalSentinel
+Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
 
 
 @dataclass(frozen=True)
@@ -209,12 +209,20 @@ def _with_child(parent: cst.CSTNode, child: cst.CSTNode, new: Replacement) -> cs
     for item in dataclasses.fields(parent):
         value = getattr(parent, item.name)
         if value is child:
-            if isinstance(new, cst.RemovalSentinel):
-                raise ValueError(f"cannot remove the {item.name} of {type(parent).__name__}")
+            if not isinstance(new, cst.CSTNode):
+                raise ValueError(
+                    f"cannot remove or repeat the {item.name} of {type(parent).__name__}"
+                )
             return parent.with_changes(**{item.name: new})
         if isinstance(value, tuple | list) and any(v is child for v in value):
-            kept = [new if v is child else v for v in value]
-            kept = [v for v in kept if not isinstance(v, cst.RemovalSentinel)]
+            kept: list[cst.CSTNode] = []
+            for v in value:
+                if v is not child:
+                    kept.append(v)
+                elif isinstance(new, cst.FlattenSentinel):
+                    kept.extend(new.nodes)
+                elif isinstance(new, cst.CSTNode):
+                    kept.append(new)
             return parent.with_changes(**{item.name: kept})
     raise ValueError(f"{type(child).__name__} is not a child of {type(parent).__name__}")
 

@@ -64,6 +64,38 @@ class DropBreakContinue(Operator):
             yield Site(line, cst.RemovalSentinel.REMOVE, f"dropped {code(line.body[0])}")
 
 
+_ACCUMULATING_METHODS = ("append", "extend", "insert", "write", "appendleft")
+
+
+def _accumulates(statement: cst.BaseSmallStatement) -> bool:
+    """``total += x`` or ``out.append(x)``: doing it twice double-counts."""
+    if isinstance(statement, cst.AugAssign):
+        return True
+    return (
+        isinstance(statement, cst.Expr)
+        and isinstance(statement.value, cst.Call)
+        and isinstance(statement.value.func, cst.Attribute)
+        and statement.value.func.attr.value in _ACCUMULATING_METHODS
+    )
+
+
+class DuplicateStatement(Operator):
+    """An accumulating statement runs twice in a row (``total += x`` doubled): double counting."""
+
+    name = "duplicate_statement"
+    odc_category, odc_subcategory = "Algorithm", "extraneous statement"
+    hef_category = "excess logic"
+
+    def sites(self, ctx: FunctionContext) -> Iterator[Site]:
+        for line in ctx.of_type(cst.SimpleStatementLine):
+            if len(line.body) != 1 or not _accumulates(line.body[0]):
+                continue
+            if not isinstance(ctx.parent(line), cst.IndentedBlock):
+                continue
+            again = line.with_changes(leading_lines=[])
+            yield Site(line, cst.FlattenSentinel([line, again]), f"repeated {code(line.body[0])}")
+
+
 def _is_return_line(statement: cst.CSTNode) -> bool:
     return (
         isinstance(statement, cst.SimpleStatementLine)
