@@ -3,7 +3,10 @@
 A flow-insensitive, context-insensitive points-to fixed point (the approach of
 PyCG): every variable key holds a set of abstract values, and constraints are
 re-evaluated until no set grows. A worklist keeps this fast: each constraint
-records the keys it read, and is only re-run when one of those keys grows. Abstract values are tuples:
+records the keys it read, and is only re-run when one of those keys grows.
+Whenever evaluation order has side effects, values are visited in sorted
+order, so the result does not depend on string hashing (``PYTHONHASHSEED``):
+a capped variable (``MAX_VALUES``) makes the outcome order-sensitive. Abstract values are tuples:
 
 * ``("F", q)`` a function (or lambda), ``("C", q)`` a class, ``("M", m)`` a module,
   ``("I", q)`` an instance of class ``q``;
@@ -75,6 +78,10 @@ class Resolver:
         self.mro_keys: set[str] = set()  # keys some cached MRO was computed from
         self.reading: set[str] = set()
         self.dependents: dict[str, set[int]] = defaultdict(set)
+        self.registered: dict[int, set[str]] = {}
+        # (order, name, receiver) -> (values, keys read); dropped when a read key grows
+        self.lookups: dict[tuple, tuple[set, set[str]]] = {}
+        self.lookup_users: dict[str, list[tuple]] = defaultdict(list)
         self.queue: list[int] = []
         self.queued: set[int] = set()
 
@@ -89,8 +96,10 @@ class Resolver:
                 self.queued.discard(index)
                 self.reading = set()
                 self.run(constraints[index])
-                for key in self.reading:
+                known = self.registered.setdefault(index, set())
+                for key in sorted(self.reading - known):
                     self.dependents[key].add(index)
+                known |= self.reading
             if self.allow_fallback:
                 return self.edges
             # Second phase: decorators that resolved to nothing keep the function.
@@ -127,6 +136,10 @@ class Resolver:
             if key in self.mro_keys:
                 self.mros.clear()
                 self.mro_keys.clear()
+                self.lookups.clear()
+                self.lookup_users.clear()
+            for stale in self.lookup_users.pop(key, ()):
+                self.lookups.pop(stale, None)
             for index in self.dependents.get(key, ()):
                 if index not in self.queued:
                     self.queued.add(index)
@@ -267,11 +280,24 @@ class Resolver:
         return _EMPTY
 
     def lookup(self, order: list[str], name: str, receiver) -> set:
+        """The attribute ``name`` as found along ``order`` (an MRO), bound to ``receiver``."""
+        cache_key = (tuple(order), name, receiver)
+        hit = self.lookups.get(cache_key)
+        if hit is not None:
+            self.reading |= hit[1]
+            return hit[0]
+        outer, self.reading = self.reading, set()
+        result: set = set()
         for cls in order:
             found = self.read(f"{cls}.{name}")
             if found:
-                return {bound for v in found for bound in self.bind_to(v, cls, receiver)}
-        return set()
+                result = {bound for v in found for bound in self.bind_to(v, cls, receiver)}
+                break
+        reads, self.reading = self.reading, outer | self.reading
+        self.lookups[cache_key] = (result, reads)
+        for key in reads:
+            self.lookup_users[key].append(cache_key)
+        return result
 
     def bind_to(self, value, cls: str, receiver):
         """A function found on a class becomes what attribute access really gives."""
@@ -294,7 +320,7 @@ class Resolver:
     # -- calls -------------------------------------------------------------
     def call(self, owner: str, callees, args, kwargs) -> set:
         results: set = set()
-        for callee in list(callees):
+        for callee in sorted(callees):
             kind = callee[0]
             if kind == "F":
                 self.invoke(owner, callee[1], args, kwargs, None, results)
@@ -365,13 +391,13 @@ class Resolver:
         if constraint[0] == "setattr":
             _, base, name, value = constraint
             values = self.eval(value)
-            for target in list(self.eval(base)):
+            for target in sorted(self.eval(base)):
                 if target[0] in ("C", "I", "M"):
                     self.add(f"{target[1]}.{name}", values)
         else:
             _, base, value = constraint
             values = self.eval(value)
-            for target in list(self.eval(base)):
+            for target in sorted(self.eval(base)):
                 if target[0] == "L":
                     self.add(f"{target[1]}.{ELEMS}", values)
                     self.add(f"{target[1]}.{OPAQUE}", (True,))
@@ -379,7 +405,7 @@ class Resolver:
     def access(self, owner: str, expr) -> None:
         """Reading a property on an instance calls its getter."""
         _, base, name = expr
-        for value in list(self.eval(base)):
+        for value in sorted(self.eval(base)):
             if value[0] not in ("I", "S"):
                 continue
             receiver = value if value[0] == "I" else value[2]
@@ -390,7 +416,7 @@ class Resolver:
                 found = self.read(f"{cls}.{name}")
                 if not found:
                     continue
-                for v in found:
+                for v in sorted(found):
                     info = self.functions.get(v[1]) if v[0] == "F" else None
                     if info is not None and info.binding == "property":
                         symbol = self.symbols.get(v[1])
