@@ -11,9 +11,12 @@ hashing its files.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
+import importlib.metadata
 import os
 import pickle
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -24,8 +27,20 @@ from corrupt.graph.metrics import function_metrics
 from corrupt.graph.models import CodeGraph, SkippedFile
 from corrupt.graph.resolve import resolve_calls
 
-EXTRACTOR_VERSION = "graph-1"
 PARALLEL_MIN_LINES = 8_000
+
+
+@functools.cache
+def code_version() -> str:
+    """A digest of this stage's own source and the libraries that shape its output,
+    so a cached parse or graph is never reused after the code that made it changed."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    for library in ("radon", "networkx", "rustworkx", "scipy"):
+        digest.update(f"{library}={importlib.metadata.version(library)}".encode())
+    digest.update(sys.version.encode())
+    return digest.hexdigest()[:16]
 
 
 def default_cache_dir() -> Path:
@@ -96,7 +111,7 @@ class _Cache:
 
 def _file_key(source: SourceFile, data: bytes) -> str:
     digest = hashlib.sha256()
-    for part in (EXTRACTOR_VERSION, source.path, source.module, str(source.is_package)):
+    for part in (code_version(), source.path, source.module, str(source.is_package)):
         digest.update(part.encode())
         digest.update(b"\0")
     digest.update(data)
@@ -165,7 +180,7 @@ def build_code_graph(
         raise NoPythonError(f"no Python files to analyse under {root}")
     cache = _Cache((cache_dir or default_cache_dir()) if use_cache else None)
     contents, keys = read_sources(root, sources)
-    graph_key = hashlib.sha256(repr((EXTRACTOR_VERSION, import_root, keys)).encode()).hexdigest()
+    graph_key = hashlib.sha256(repr((code_version(), import_root, keys)).encode()).hexdigest()
     cached = cache.get(f"g{graph_key}")
     if isinstance(cached, CodeGraph):
         return cached
