@@ -211,7 +211,7 @@ class Resolver:
             for value in self.eval(expr[1]):
                 for method in self.attribute(value, "__enter__"):
                     if method[0] == "BM":
-                        result |= self.read(f"{method[1]}.{RETURN}")
+                        self.invoke_result(method[1], method[2], result)
             return result
         raise ValueError(f"unknown expression {kind!r}")
 
@@ -362,10 +362,17 @@ class Resolver:
                 given[name] = self.eval(arg)
         for name, values in given.items():
             self.add(f"{qualname}.{name}", values)
+        self.invoke_result(qualname, receiver, results, given)
+
+    def invoke_result(self, qualname, receiver, results: set, given=None) -> None:
+        """What a call returns; returned parameters pass this call's own arguments through."""
+        info = self.functions[qualname]
         if info.is_generator:
             results.add(("G", qualname))
             return
         results.update(self.read(f"{qualname}.{RETURN}"))
+        if given is None:
+            given = {info.params[0]: {receiver}} if receiver is not None and info.params else {}
         for name in info.returned_params:
             results.update(given[name] if name in given else self.read(f"{qualname}.{name}"))
 
