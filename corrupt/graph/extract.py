@@ -42,6 +42,11 @@ _BINDING_DECORATORS = {
     "cached_property": "property",
 }
 _TRANSPARENT_DECORATORS = {"overload", "abstractmethod", "override", "final", "wraps"}
+_MAPPING_TYPES = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict"}
+_CONTAINER_TYPES = _MAPPING_TYPES | {
+    "list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Collection",
+    "set", "Set", "frozenset", "FrozenSet", "AbstractSet", "tuple", "Tuple", "deque",
+}
 _UNION_WRAPPERS = {"Optional", "Union", "Annotated", "ClassVar", "Final", "Type", "type"}
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
@@ -543,6 +548,16 @@ class _Extractor:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             parts = (self.annotation(node.left, scope), self.annotation(node.right, scope))
             return ("union", parts) if any(parts) else None
+        if isinstance(node, ast.Subscript) and _decorator_name(node.value) in _CONTAINER_TYPES:
+            # ``list[Item]``, ``dict[str, Item]``...: a container whose elements are instances
+            inner = node.slice
+            elements = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+            if _decorator_name(node.value) in _MAPPING_TYPES:
+                elements = elements[-1:]
+            key = self.new_site("typed")
+            for element in elements:
+                self.flow(f"{key}.{ELEMS}", self.annotation(element, scope))
+            return ("seq", key, ())
         if isinstance(node, ast.Subscript) and _decorator_name(node.value) in _UNION_WRAPPERS:
             inner = node.slice
             elements = inner.elts if isinstance(inner, ast.Tuple) else [inner]
