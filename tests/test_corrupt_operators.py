@@ -294,3 +294,11 @@ def test_bad_input_is_a_clear_error() -> None:
     with pytest.raises(TargetNotFound, match="does not parse"):
         generate_mutants("def f(:\n", "m.py", "m.f", 1)
     assert generate_mutants("def f():\n    pass\n", "m.py", "m.f", 1) == []
+
+
+def test_keywords_next_to_parentheses_stay_valid() -> None:
+    """``while(a)`` and ``a==b`` have no spaces to spare for a new ``not`` or ``is``."""
+    source = "def f(a, b, xs):\n    while(a):\n        a -= 1\n    if(a==b):\n        return(a)\n    return a==b or(a in(xs))\n"
+    corrupted = "".join(_mutants(source, "negate_condition") + _mutants(source, "is_vs_equality"))
+    assert "while(not a):" in corrupted and "if(a!=b):" in corrupted
+    assert "if(a is b):" in corrupted and "return a is b or(a in(xs))" in corrupted

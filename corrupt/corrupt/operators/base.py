@@ -282,8 +282,23 @@ def negated(expr: cst.BaseExpression) -> cst.BaseExpression:
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
         inner = expr.expression
         return inner if not expr.lpar else inner.with_changes(lpar=expr.lpar, rpar=expr.rpar)
+    if expr.lpar:
+        # ``while(x)`` becomes ``while(not x)``: a ``not`` outside the parentheses would
+        # need a space after the keyword that the original never had.
+        bare = expr.with_changes(lpar=[], rpar=[])
+        inner = bare if isinstance(bare, cst.Comparison) else parenthesized(bare)
+        return cst.UnaryOperation(
+            operator=cst.Not(), expression=inner, lpar=expr.lpar, rpar=expr.rpar
+        )
     inner = expr if isinstance(expr, cst.Comparison) else parenthesized(expr)
     return cst.UnaryOperation(operator=cst.Not(), expression=inner)
+
+
+def spaced(whitespace: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
+    """At least one space: keywords such as ``is`` or ``not in`` cannot touch their operands."""
+    if isinstance(whitespace, cst.SimpleWhitespace) and not whitespace.value:
+        return cst.SimpleWhitespace(" ")
+    return whitespace
 
 
 def code(node: cst.CSTNode) -> str:

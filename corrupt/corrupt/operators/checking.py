@@ -13,6 +13,7 @@ from corrupt.corrupt.operators.base import (
     block_statements,
     code,
     negated,
+    spaced,
 )
 
 
@@ -134,7 +135,8 @@ class IsVsEquality(Operator):
                 continue
             old = target.operator
             new = new_type(
-                whitespace_before=old.whitespace_before, whitespace_after=old.whitespace_after
+                whitespace_before=spaced(old.whitespace_before),
+                whitespace_after=spaced(old.whitespace_after),
             )
             yield Site(
                 target,
@@ -164,15 +166,16 @@ _OPPOSITES: dict[type, type] = {
 
 def _negated_test(test: cst.BaseExpression) -> cst.BaseExpression:
     """The logical negation, as a programmer would write it (``x is not None``, not ``not x is None``)."""
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and not test.lpar:
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
         old = target.operator
         new = _OPPOSITES[type(old)](
             whitespace_before=old.whitespace_before, whitespace_after=old.whitespace_after
         )
         return test.with_changes(comparisons=[target.with_changes(operator=new)])
-    if isinstance(test, cst.Comparison) and not test.lpar:
-        test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    if isinstance(test, cst.Comparison) and not test.lpar:  # a chain: ``not (a < b < c)``
+        chain = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.UnaryOperation(operator=cst.Not(), expression=chain)
     return negated(test)
 
 

@@ -13,7 +13,7 @@ import ast
 import functools
 import random
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import libcst as cst
 
@@ -163,8 +163,11 @@ def generate_mutants(
     seen: set[str] = set()
     mutants: list[Mutant] = []
     for operator in select(operators):
-        for site in operator.sites(ctx):
-            corrupted = apply_site(located, ctx, site)
+        for site in _sites(operator, ctx):
+            try:
+                corrupted = apply_site(located, ctx, site)
+            except cst.CSTValidationError:
+                continue  # e.g. a keyword that would touch a parenthesis: not expressible here
             if corrupted in seen or corrupted == source:
                 continue
             seen.add(corrupted)
@@ -176,6 +179,15 @@ def generate_mutants(
             mutants.append(_mutant(operator, site, corrupted, lines, located, file, qualname))
     random.Random(seed).shuffle(mutants)
     return mutants
+
+
+def _sites(operator: Operator, ctx: FunctionContext) -> Iterator[Site]:
+    """The operator's sites; a rewrite libcst refuses to build ends that operator's run
+    on this function instead of the whole generation (the other operators still run)."""
+    try:
+        yield from operator.sites(ctx)
+    except cst.CSTValidationError:
+        return
 
 
 def _changed_function_lines(source: str, corrupted: str, located: Located) -> list[int]:
