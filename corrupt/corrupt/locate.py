@@ -58,7 +58,9 @@ class Located:
     def with_function(self, function: cst.FunctionDef) -> str:
         """The file text with the target function replaced by ``function``."""
         if self.splice is None:
-            return self.module.deep_replace(self.function, function).code
+            module = self.module.deep_replace(self.function, function)
+            assert isinstance(module, cst.Module)
+            return module.code
         offset, length, indent, strip = self.splice
         text = _render(self.module, function, indent)
         if strip:

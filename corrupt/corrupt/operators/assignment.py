@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
@@ -105,8 +105,8 @@ class ChangeDefault(Operator):
             if isinstance(default, cst.Name) and default.value in ("True", "False"):
                 new = "False" if default.value == "True" else "True"
                 yield Site(default, default.with_changes(value=new), f"{param.name.value}={new}")
-            value = _int_value(default) if default is not None else None
-            if value is not None:
+            value = _int_value(default) if isinstance(default, cst.Integer) else None
+            if isinstance(default, cst.Integer) and value is not None:
                 for moved in _nudges(value):
                     replacement = default.with_changes(value=str(moved))
                     yield Site(default, replacement, f"{param.name.value}={moved}")
@@ -207,7 +207,7 @@ class MutableDefault(Operator):
 def _replace_default(
     params: cst.Parameters, old: cst.Param, default: cst.BaseExpression
 ) -> cst.Parameters:
-    def swap(group: tuple[cst.Param, ...] | list[cst.Param]) -> list[cst.Param]:
+    def swap(group: Sequence[cst.Param]) -> list[cst.Param]:
         return [p.with_changes(default=default) if p is old else p for p in group]
 
     return params.with_changes(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import libcst as cst
 
@@ -37,7 +38,7 @@ class FlipComparison(Operator):
     name = "flip_comparison"
     odc_category, odc_subcategory = "Checking", "wrong comparison operator"
     hef_category = "operator misuse"
-    PAIRS = {
+    PAIRS: dict[type, type] = {
         cst.LessThan: cst.GreaterThan,
         cst.GreaterThan: cst.LessThan,
         cst.LessThanEqual: cst.GreaterThanEqual,
@@ -60,7 +61,7 @@ class ShiftBoundary(Operator):
     name = "shift_boundary"
     odc_category, odc_subcategory = "Checking", "off-by-one"
     hef_category = "operator misuse"
-    PAIRS = {
+    PAIRS: dict[type, type] = {
         cst.LessThan: cst.LessThanEqual,
         cst.LessThanEqual: cst.LessThan,
         cst.GreaterThan: cst.GreaterThanEqual,
@@ -122,7 +123,12 @@ class IsVsEquality(Operator):
     name = "is_vs_equality"
     odc_category, odc_subcategory = "Checking", "identity vs equality"
     hef_category = "operator misuse"
-    PAIRS = {cst.Equal: cst.Is, cst.Is: cst.Equal, cst.NotEqual: cst.IsNot, cst.IsNot: cst.NotEqual}
+    PAIRS: dict[type, type] = {
+        cst.Equal: cst.Is,
+        cst.Is: cst.Equal,
+        cst.NotEqual: cst.IsNot,
+        cst.IsNot: cst.NotEqual,
+    }
 
     def sites(self, ctx: FunctionContext) -> Iterator[Site]:
         for comparison in ctx.of_type(cst.Comparison):
@@ -168,7 +174,7 @@ def _negated_test(test: cst.BaseExpression) -> cst.BaseExpression:
     """The logical negation, as a programmer would write it (``x is not None``, not ``not x is None``)."""
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        old = target.operator
+        old: Any = target.operator  # every comparison operator has both whitespace fields
         new = _OPPOSITES[type(old)](
             whitespace_before=old.whitespace_before, whitespace_after=old.whitespace_after
         )
@@ -347,7 +353,7 @@ class WrongException(Operator):
     name = "wrong_exception"
     odc_category, odc_subcategory = "Checking", "wrong exception caught"
     hef_category = "value misuse"
-    PAIRS = {
+    PAIRS: dict[str, str] = {
         "ValueError": "TypeError",
         "TypeError": "ValueError",
         "KeyError": "IndexError",

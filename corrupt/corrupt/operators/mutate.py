@@ -134,8 +134,9 @@ def apply_site(located: Located, ctx: FunctionContext, site: Site) -> str:
     if site.node is located.function:
         assert isinstance(site.replacement, cst.FunctionDef)
         return located.with_function(site.replacement)
-    if site.node is located.function.params or ctx.parent(site.node) is None:
-        new = located.function.deep_replace(site.node, site.replacement)  # the signature
+    if ctx.parent(site.node) is None:  # in the signature
+        assert isinstance(site.replacement, cst.CSTNode)
+        new = located.function.deep_replace(site.node, site.replacement)
         assert isinstance(new, cst.FunctionDef)
         return located.with_function(new)
     return located.with_function(ctx.replaced(site.node, site.replacement))

@@ -131,5 +131,5 @@ class ReturnInsideLoop(Operator):
                 yield Site(
                     block,
                     block.with_changes(body=new_body),
-                    f"{code(after.body[0])} moved into the loop",
+                    f"{code(after).strip()} moved into the loop",
                 )
