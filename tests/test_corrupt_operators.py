@@ -155,8 +155,8 @@ CASES: dict[str, tuple[str, str, str]] = {
         "def f(xs):\n    y = xs.pop()\n    if y:\n        xs.clear()\n    return y\n",
     ),
     "duplicate_statement": (
-        "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n",
-        "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n        out.append(x)\n    return out\n",
+        "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)  # keep\n    return out\n",
+        "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)  # keep\n        out.append(x)\n    return out\n",
         "def f(xs):\n    out = set()\n    for x in xs:\n        out.add(x)\n        if x: out.append(x)\n    return out\n",
     ),
     "drop_break_continue": (

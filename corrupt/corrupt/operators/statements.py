@@ -92,7 +92,10 @@ class DuplicateStatement(Operator):
                 continue
             if not isinstance(ctx.parent(line), cst.IndentedBlock):
                 continue
-            again = line.with_changes(leading_lines=[])
+            # The copy drops the line's own comment: a repeated comment would be added text.
+            again = line.with_changes(
+                leading_lines=[], trailing_whitespace=cst.TrailingWhitespace()
+            )
             yield Site(line, cst.FlattenSentinel([line, again]), f"repeated {code(line.body[0])}")
 
 
