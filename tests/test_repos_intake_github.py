@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -155,7 +155,7 @@ def test_rate_limit_near_reset_waits_and_resumes(caplog) -> None:
 def test_rate_limit_far_reset_stops_with_retry_time(github: FakeGitHub, monkeypatch) -> None:
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     github.exhaust(reset_in=1800)
-    reset = datetime.fromtimestamp(github.reset_at, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    reset = datetime.fromtimestamp(github.reset_at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     started = time.monotonic()
     with pytest.raises(RateLimitError) as caught:
         search_repositories(api_url=github.url)
@@ -180,7 +180,7 @@ def test_secondary_rate_limit_with_long_retry_after(github: FakeGitHub) -> None:
     with pytest.raises(RateLimitError) as caught:
         repo_meta("pallets/click", api_url=github.url)
     retry_at = datetime.strptime(caught.value.message.split("retry after ")[1][:19], "%Y-%m-%d %H:%M:%S")
-    assert abs(retry_at.replace(tzinfo=timezone.utc).timestamp() - (started + 900)) < 5
+    assert abs(retry_at.replace(tzinfo=UTC).timestamp() - (started + 900)) < 5
 
 
 def test_server_error_is_retried(github: FakeGitHub) -> None:

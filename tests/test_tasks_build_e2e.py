@@ -38,18 +38,25 @@ def built(tmp_path_factory) -> tuple[Path, list[dict]]:
     return out, tasks
 
 
-def pytest_outcomes(tree: Path) -> dict[str, str]:
-    """Run the example's suite with plain pytest; nodeid -> PASSED/FAILED/ERROR."""
+def pytest_outcomes(tree: Path, known: set[str]) -> dict[str, str]:
+    """Run the example's suite with plain pytest; nodeid -> PASSED/FAILED/ERROR.
+
+    Node ids may hold spaces, so each summary line is matched against the
+    longest known node id it starts with.
+    """
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", "no:randomly"],
-        cwd=tree, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PYTHONPATH": str(tree / "src")},
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"],
+        cwd=tree, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": str(tree / "src"), "COLUMNS": "10000"},
     )
     outcomes = {}
     for line in proc.stdout.splitlines():
-        match = re.match(r"^(PASSED|FAILED|ERROR) (\S+)", line)
+        match = re.match(r"^(PASSED|FAILED|ERROR) (.+)$", line)
         if match:
-            outcomes[match.group(2)] = match.group(1)
+            rest = match.group(2)
+            ids = [n for n in known if rest == n or rest.startswith(n + " - ")]
+            if ids:
+                outcomes[max(ids, key=len)] = match.group(1)
     assert outcomes, proc.stdout[-2000:]
     return outcomes
 
@@ -102,28 +109,30 @@ def test_build_writes_tasks_of_every_mode(built):
 
 def test_every_task_verifies_independently(built, tmp_path):
     _, tasks = built
-    baseline = pytest_outcomes(fresh_copy(tmp_path / "baseline"))
+    known = {n for t in tasks for n in t["tests"]["fail_to_pass"] + t["tests"]["pass_to_pass"]}
+    baseline = pytest_outcomes(fresh_copy(tmp_path / "baseline"), known)
+    assert set(baseline) == known and set(baseline.values()) == {"PASSED"}
     for i, task in enumerate(tasks):
         tree = fresh_copy(tmp_path / f"task{i}")
         patch = tmp_path / f"task{i}.diff"
         patch.write_text(task["corruption_patch"])
         subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
-        corrupted = pytest_outcomes(tree)
+        corrupted = pytest_outcomes(tree, known)
         for nodeid in task["tests"]["fail_to_pass"]:
             assert corrupted.get(nodeid) in ("FAILED", "ERROR"), (task["task_id"], nodeid)
         for nodeid in task["tests"]["pass_to_pass"]:
             assert corrupted.get(nodeid) == "PASSED", (task["task_id"], nodeid)
         # the edit script, applied by our own applier, restores every file byte for byte
         for path, script in task["edit_script"].items():
-            corrupted_text = (tree / path).read_text(encoding="utf-8", newline="")
-            original = (EXAMPLE / path).read_text(encoding="utf-8", newline="")
+            corrupted_text = (tree / path).read_bytes().decode("utf-8")
+            original = (EXAMPLE / path).read_bytes().decode("utf-8")
             assert apply_script(corrupted_text, script) == original
         fix = tmp_path / f"task{i}.fix.diff"
-        fix.write_text(task["tests"] and task["fix_patch"])
+        fix.write_text(task["fix_patch"])
         subprocess.run(["git", "apply", str(fix)], cwd=tree, check=True)
         for path in task["edit_script"]:
             assert (tree / path).read_bytes() == (EXAMPLE / path).read_bytes()
-        restored = pytest_outcomes(tree)
+        restored = pytest_outcomes(tree, known)
         assert restored == baseline
 
 

@@ -28,10 +28,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import tomllib
 
 from corrupt.errors import InstallError
 from corrupt.repos.models import Checkout, Environment

@@ -19,7 +19,7 @@ import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from itertools import islice
 from typing import Any
 from urllib.parse import urlsplit
@@ -208,7 +208,7 @@ def _day(value: str | date, option: str) -> str:
 def _iso(moment: datetime | None) -> str | None:
     if moment is None:
         return None
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @contextmanager
@@ -256,7 +256,7 @@ def _retry_time(exc: RateLimitExceededException) -> str:
         moment = float(headers["x-ratelimit-reset"])
     else:  # GitHub's advice for secondary limits without a header: at least a minute
         moment = time.time() + (wait if wait is not None else 60)
-    return datetime.fromtimestamp(moment, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _network_reason(exc: requests.RequestException) -> str:

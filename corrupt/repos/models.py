@@ -106,6 +106,7 @@ class Frame:
 
 @dataclass
 class TestResult:
+    __test__ = False  # not a pytest test class
     nodeid: str
     outcome: Outcome
     duration: float = 0.0
@@ -118,6 +119,8 @@ class TestResult:
 class TestReport:
     """One pytest run: a result per test (not per setup/call/teardown phase)."""
 
+    __test__ = False  # not a pytest test class
+
     results: dict[str, TestResult]
     duration: float
     exit_code: int | None
@@ -126,6 +129,7 @@ class TestReport:
     stopped_early: bool = False  # hit the failure budget
     output_tail: str = ""  # last lines of pytest's own output, for error messages
     collect_errors: dict[str, str] = field(default_factory=dict)  # module nodeid -> error text
+    line_coverage: dict[str, dict[int, list[str]]] = field(default_factory=dict)  # coverage runs only
 
     def failing(self) -> set[str]:
         return {n for n, r in self.results.items() if r.outcome in FAILING_OUTCOMES}
