@@ -14,8 +14,9 @@ import git
 import pytest
 from gitrepos import bare_remote, commit, make_repo, push
 
+from corrupt.cache import cache_root
 from corrupt.errors import CloneError, InputError, RepoNotFound, RevisionError
-from corrupt.repos.checkout import checkout, default_cache_dir
+from corrupt.repos.checkout import checkout
 from corrupt.repos.models import RepoSpec
 from corrupt.repos.specs import parse_spec
 
@@ -254,7 +255,7 @@ def test_plain_folder_has_no_revisions(tmp_path: Path) -> None:
 
 def test_default_cache_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert default_cache_dir() == tmp_path / "xdg" / "corrupt"
+    assert cache_root() == tmp_path / "xdg" / "corrupt"
     pinned = checkout(parse_spec(str(plain_folder(tmp_path / "p"))))
     assert pinned.path.is_relative_to(tmp_path / "xdg" / "corrupt" / "repos" / "local")
     shutil.rmtree(tmp_path / "xdg")

@@ -20,6 +20,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from corrupt.cache import cache_root
 from corrupt.errors import NoPythonError
 from corrupt.graph.discover import DEFAULT_EXCLUDES, SourceFile, discover
 from corrupt.graph.extract import ModuleFacts, extract
@@ -44,8 +45,7 @@ def code_version() -> str:
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "corrupt" / "graph"
+    return cache_root() / "graph"
 
 
 def split_lines(text: str) -> list[str]:

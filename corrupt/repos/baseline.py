@@ -17,8 +17,8 @@ import os
 import time
 from pathlib import Path
 
+from corrupt.cache import cache_root
 from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
-from corrupt.repos.environment import default_cache_dir
 from corrupt.repos.models import Baseline, Checkout, Environment, TestReport
 from corrupt.repos.runner import run_tests, test_command
 from corrupt.repos.sandbox import Sandbox
@@ -129,7 +129,7 @@ def _last_line(report: TestReport) -> str:
 
 def _cache_path(checkout: Checkout, sandbox: Sandbox, cache_dir: Path | None) -> Path:
     digest = hashlib.sha256(f"{checkout.url}\0{checkout.commit}\0{sandbox.name}".encode()).hexdigest()[:24]
-    return Path(cache_dir or default_cache_dir()) / "baselines" / f"{digest}.json"
+    return Path(cache_dir or cache_root()) / "baselines" / f"{digest}.json"
 
 
 def _load(path: Path, checkout: Checkout) -> Baseline | None:

@@ -39,6 +39,7 @@ from urllib.parse import unquote, urlsplit
 
 import git
 
+from corrupt.cache import cache_root
 from corrupt.errors import CloneError, InputError, RepoNotFound, RevisionError, StarsError
 from corrupt.repos.github import repo_meta
 from corrupt.repos.models import Checkout, RepoMeta, RepoSpec
@@ -68,12 +69,6 @@ _NOT_FOUND = re.compile(
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
 
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/corrupt``, else ``~/.cache/corrupt``."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "corrupt"
-
-
 def checkout(
     spec: RepoSpec,
     *,
@@ -89,7 +84,7 @@ def checkout(
     count). ``refresh`` fetches from the remote even when the revision is known,
     e.g. to move a branch name to its newest commit.
     """
-    repos = Path(cache_dir or default_cache_dir()) / "repos"
+    repos = Path(cache_dir or cache_root()) / "repos"
     if spec.rev is not None:
         check_rev(spec.rev, str(spec))
     if spec.kind == "local":

@@ -25,8 +25,8 @@ import docker
 import requests
 from docker.errors import APIError, BuildError, DockerException, ImageNotFound, NotFound
 
+from corrupt.cache import cache_root
 from corrupt.errors import SandboxError
-from corrupt.repos.environment import default_cache_dir
 from corrupt.repos.images import (
     DEFAULT_BASE_IMAGE,
     LABEL_RECIPE,
@@ -77,7 +77,7 @@ class DockerSandbox(Sandbox):
         self.base_image = base_image or os.environ.get("CORRUPT_BASE_IMAGE") or DEFAULT_BASE_IMAGE
         self.docker_host = docker_host
         self.cpus = cpus
-        self.cache_dir = Path(cache_dir or default_cache_dir()) / "images"
+        self.cache_dir = Path(cache_dir or cache_root()) / "images"
         self.build_timeout = build_timeout
         self.layer_cache = layer_cache  # False measures a cold build (bench)
         self._client: docker.DockerClient | None = None

@@ -32,6 +32,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corrupt.cache import cache_root, xdg_cache_home
 from corrupt.errors import InstallError
 from corrupt.repos.models import Checkout, Environment
 
@@ -54,11 +55,6 @@ class TestRequirements:
     packages: list[str] = field(default_factory=list)  # PEP 508 strings
     files: list[Path] = field(default_factory=list)  # requirement files (-r)
     sources: list[str] = field(default_factory=list)  # where each came from, for the log
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "corrupt"
 
 
 def environment_key(checkout: Checkout) -> str:
@@ -211,14 +207,13 @@ def _find_uv() -> str | None:
 
 
 def _uv_cache_dir() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "uv")
+    return str(xdg_cache_home() / "uv")
 
 
 def create_environment(checkout: Checkout, *, cache_dir: Path | None = None, progress=None) -> Environment:
     """Return the checkout's venv, building it (and its install log) if not cached."""
     key = environment_key(checkout)
-    envs = Path(cache_dir or default_cache_dir()) / "envs"
+    envs = Path(cache_dir or cache_root()) / "envs"
     venv = envs / key
     log = envs / f"{key}.log"
     env = Environment(key=key, kind="venv", python=str(venv / "bin" / "python"), location=str(venv), log=log)

@@ -34,7 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from corrupt.repos.environment import create_environment, default_cache_dir
+from corrupt.cache import cache_root
+from corrupt.repos.environment import create_environment
 from corrupt.repos.models import Checkout, Command, CommandResult, Environment, Limits
 from corrupt.repos.sandbox import Sandbox
 
@@ -84,7 +85,7 @@ class LocalSandbox(Sandbox):
     _probed: dict[str, bool] = {}  # isolation feature -> works here (probed once per process)
 
     def __init__(self, *, cache_dir: Path | None = None, isolate_network: bool = True) -> None:
-        self.cache_dir = Path(cache_dir or default_cache_dir())
+        self.cache_dir = Path(cache_dir or cache_root())
         self.isolate_network = isolate_network
 
     def prepare(self, checkout: Checkout, *, progress=None) -> Environment:
