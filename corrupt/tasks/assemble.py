@@ -56,6 +56,7 @@ def build_task(
     seed: int,
     symbols: dict[str, Symbol],
     graph: nx.DiGraph,
+    image_name: str | None = None,
 ) -> Task:
     report = verification.report
     assert report is not None
@@ -101,6 +102,7 @@ def build_task(
         ),
         problem_statement="",
         seed=seed,
+        image_name=image_name,
         engine_version=__version__,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )

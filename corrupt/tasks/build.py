@@ -375,6 +375,7 @@ class _Run:
         mutant = delete_function(source, target.file, target.qualname, target.start_line, style=self.o.deletion_style)
         return Corruption(
             kind="deletion", corruptor="deletion", targets=[target.qualname],
+            image_name=self.env.location if self.env.kind == "image" else None,
             files={target.file: FileChange(source, mutant.corrupted)},
             bugs=[Bug(target=target.qualname, file=target.file, lines=mutant.lines, category=mutant.odc_category,
                       subcategory=mutant.odc_subcategory, operator=mutant.operator,
