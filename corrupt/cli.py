@@ -120,6 +120,7 @@ def baseline(
     repo: str = typer.Argument(..., help="github:owner/name[@rev], a git URL[@rev] or a local path"),
     time_limit: float = typer.Option(60.0, help="seconds the suite may take"),
     sandbox: str = typer.Option("local", help="local | docker"),
+    base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
 ) -> None:
     """Check that a repository's suite is green, fast and stable; map tests to functions."""
     from corrupt.graph import build_code_graph
@@ -131,7 +132,7 @@ def baseline(
 
     with err_console.status("checking out") as status:
         pinned = checkout(parse_spec(repo))
-        box = get_sandbox(sandbox)
+        box = get_sandbox(sandbox, **({"base_image": base_image} if base_image else {}))
         try:
             status.update("preparing the environment")
             env = box.prepare(pinned, progress=status.update)
