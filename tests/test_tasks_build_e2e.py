@@ -19,6 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "minishop"
 CORRUPT = [sys.executable, "-m", "corrupt.cli"]
+IGNORE = shutil.ignore_patterns("__pycache__", "*.egg-info", ".pytest_cache")
 
 pytestmark = pytest.mark.slow
 
@@ -30,9 +31,17 @@ def run_corrupt(*args: str, env: dict | None = None, timeout: float = 900) -> su
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[Path, list[dict]]:
+def example(tmp_path_factory) -> Path:
+    """A frozen copy of the bundled example, so edits to it cannot change a running test."""
+    dest = tmp_path_factory.mktemp("example") / "minishop"
+    shutil.copytree(EXAMPLE, dest, ignore=IGNORE)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def built(example, tmp_path_factory) -> tuple[Path, list[dict]]:
     out = tmp_path_factory.mktemp("build") / "minishop"
-    result = run_corrupt("build", str(EXAMPLE), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out))
+    result = run_corrupt("build", str(example), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     return out, tasks
@@ -81,8 +90,8 @@ def apply_script(text: str, script: dict) -> str:
     return "".join(lines)
 
 
-def fresh_copy(dest: Path) -> Path:
-    shutil.copytree(EXAMPLE, dest, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", ".pytest_cache"))
+def fresh_copy(source: Path, dest: Path) -> Path:
+    shutil.copytree(source, dest, ignore=IGNORE)
     subprocess.run(["git", "init", "-q"], cwd=dest, check=True)
     return dest
 
@@ -107,13 +116,13 @@ def test_build_writes_tasks_of_every_mode(built):
     assert all(len(t["targets"]) >= 2 and len(t["bugs"]) == len(t["targets"]) for t in multi)
 
 
-def test_every_task_verifies_independently(built, tmp_path):
+def test_every_task_verifies_independently(example, built, tmp_path):
     _, tasks = built
     known = {n for t in tasks for n in t["tests"]["fail_to_pass"] + t["tests"]["pass_to_pass"]}
-    baseline = pytest_outcomes(fresh_copy(tmp_path / "baseline"), known)
+    baseline = pytest_outcomes(fresh_copy(example, tmp_path / "baseline"), known)
     assert set(baseline) == known and set(baseline.values()) == {"PASSED"}
     for i, task in enumerate(tasks):
-        tree = fresh_copy(tmp_path / f"task{i}")
+        tree = fresh_copy(example, tmp_path / f"task{i}")
         patch = tmp_path / f"task{i}.diff"
         patch.write_text(task["corruption_patch"])
         subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
@@ -125,31 +134,31 @@ def test_every_task_verifies_independently(built, tmp_path):
         # the edit script, applied by our own applier, restores every file byte for byte
         for path, script in task["edit_script"].items():
             corrupted_text = (tree / path).read_bytes().decode("utf-8")
-            original = (EXAMPLE / path).read_bytes().decode("utf-8")
+            original = (example / path).read_bytes().decode("utf-8")
             assert apply_script(corrupted_text, script) == original
         fix = tmp_path / f"task{i}.fix.diff"
         fix.write_text(task["fix_patch"])
         subprocess.run(["git", "apply", str(fix)], cwd=tree, check=True)
         for path in task["edit_script"]:
-            assert (tree / path).read_bytes() == (EXAMPLE / path).read_bytes()
+            assert (tree / path).read_bytes() == (example / path).read_bytes()
         restored = pytest_outcomes(tree, known)
         assert restored == baseline
 
 
-def test_rerun_resumes_without_duplicates(built):
+def test_rerun_resumes_without_duplicates(example, built):
     out, tasks = built
-    result = run_corrupt("build", str(EXAMPLE), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out))
+    result = run_corrupt("build", str(example), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out))
     assert result.returncode == 0, result.stderr[-2000:]
     again = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     assert [t["task_id"] for t in again] == [t["task_id"] for t in tasks]
     assert "0 test runs" in result.stdout.replace("\n", " ")
 
 
-def test_killed_build_resumes_to_the_same_tasks(built, tmp_path):
+def test_killed_build_resumes_to_the_same_tasks(example, built, tmp_path):
     reference_out, reference = built
     wanted = {t["task_id"] for t in reference if t["kind"] != "multi"}
     out = tmp_path / "killed"
-    args = [*CORRUPT, "build", str(EXAMPLE), "--mode", "remove", "--n", "2", "--seed", "7", "--out", str(out)]
+    args = [*CORRUPT, "build", str(example), "--mode", "remove", "--n", "2", "--seed", "7", "--out", str(out)]
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     store = out / "store.sqlite"
@@ -161,7 +170,7 @@ def test_killed_build_resumes_to_the_same_tasks(built, tmp_path):
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     for mode in ("remove", "discovery"):
-        result = run_corrupt("build", str(EXAMPLE), "--mode", mode, "--n", "2", "--seed", "7", "--out", str(out))
+        result = run_corrupt("build", str(example), "--mode", mode, "--n", "2", "--seed", "7", "--out", str(out))
         assert result.returncode == 0, result.stderr[-2000:]
     resumed = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     assert {t["task_id"] for t in resumed} == wanted
@@ -178,10 +187,10 @@ def _candidates(store: Path) -> int:
         return 0
 
 
-def test_output_folder_of_another_repo_is_refused(built, tmp_path):
+def test_output_folder_of_another_repo_is_refused(example, built, tmp_path):
     out, _ = built
     other = tmp_path / "other"
-    shutil.copytree(EXAMPLE, other, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(example, other, ignore=IGNORE)
     (other / "README.md").write_text("changed\n")
     result = run_corrupt("build", str(other), "--n", "1", "--out", str(out))
     assert result.returncode != 0

@@ -300,9 +300,11 @@ class _Run:
                 row = self.store.candidate(cand.key)
                 if row is None:
                     row, task, files = fresh[cand.key].result()
+                    if task is not None and self._duplicate(cand, row):
+                        task = None
                     accept = task is not None
-                    self.store.record_candidate(row, task if accept else None, files)
-                elif row.status == "verified":
+                    self.store.record_candidate(row, task, files)
+                elif row.status == "verified" and not self._duplicate(cand, row):
                     accept = True
                     self.store.accept(cand.key)
                 else:
@@ -318,6 +320,19 @@ class _Run:
             for future in fresh.values():
                 future.result()  # surface worker crashes even for unrecorded candidates
         return summary
+
+    def _duplicate(self, cand: Candidate, row: CandidateRow) -> bool:
+        """A verified candidate whose task another candidate already wrote.
+
+        Happens when an outer function's mutant lands in a nested function
+        that is a target of its own; the second copy is rejected, not written.
+        """
+        owner = self.store.task_candidate(row.task_id) if row.task_id else None
+        if owner is None or owner == cand.key:
+            return False
+        row.status, row.reason = "rejected", f"duplicate of task {row.task_id}"
+        row.payload = None
+        return True
 
     # -- one candidate ---------------------------------------------------------------
 
@@ -360,6 +375,7 @@ class _Run:
             verification=verification, targets=cand.targets,
             mode="remove" if cand.mode == "remove" else "discovery",
             slice_name=self.spec.name, seed=self.o.seed, symbols=self.symbols, graph=self.digraph,
+            image_name=self.env.location if self.env.kind == "image" else None,
         )
         files = {path: [ch.original, ch.corrupted] for path, ch in corruption.files.items()}
         return "verified", "", corruption, task, files
@@ -375,7 +391,6 @@ class _Run:
         mutant = delete_function(source, target.file, target.qualname, target.start_line, style=self.o.deletion_style)
         return Corruption(
             kind="deletion", corruptor="deletion", targets=[target.qualname],
-            image_name=self.env.location if self.env.kind == "image" else None,
             files={target.file: FileChange(source, mutant.corrupted)},
             bugs=[Bug(target=target.qualname, file=target.file, lines=mutant.lines, category=mutant.odc_category,
                       subcategory=mutant.odc_subcategory, operator=mutant.operator,

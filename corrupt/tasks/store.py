@@ -178,6 +178,11 @@ class Store:
             )
         return task
 
+    def task_candidate(self, task_id: str) -> str | None:
+        """The candidate a task was written for, if the task exists."""
+        row = self._query_one("SELECT candidate FROM tasks WHERE task_id = ?", (task_id,))
+        return row[0] if row else None
+
     def list_tasks(self) -> list[Task]:
         return [Task.model_validate_json(r[0]) for r in self._query("SELECT record FROM tasks ORDER BY rowid")]
 
