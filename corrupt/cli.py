@@ -219,12 +219,23 @@ def materialize(
     task_id: str = typer.Argument(..., help="task id, or a unique prefix of one"),
     out: Path = typer.Option(..., help="new folder for the corrupted repository"),
     store: Path | None = typer.Option(None, help="build folder (default: . or the one in out/ holding the task)"),
+    image: bool = typer.Option(False, help="also build a per-task image with the corrupted tree at /testbed"),
+    base_image: str | None = typer.Option(None, help="base image if the repository's image must be built"),
 ) -> None:
     """Write a task's corrupted repository with a fresh one-commit history, problem and test command."""
-    from corrupt.tasks.materialize import RUNNER_FILE, materialize_from_store
+    from corrupt.tasks.materialize import (
+        RUNNER_FILE,
+        materialize_from_store,
+        materialize_image_from_store,
+    )
     from corrupt.tasks.show import resolve_store
 
-    task, path = materialize_from_store(resolve_store(task_id, store), task_id, out)
+    folder = resolve_store(task_id, store)
+    if image:
+        task, path, tag = materialize_image_from_store(folder, task_id, out, base_image=base_image)
+        console.print(f"image {tag}: the task at /testbed, tests run with `{task.tests.command}`", highlight=False)
+    else:
+        task, path = materialize_from_store(folder, task_id, out)
     console.print(f"task {task.task_id} ({task.mode}/{task.kind}) -> {path}", highlight=False)
     console.print(f"read {path / 'PROBLEM.md'}; run the tests with {path / RUNNER_FILE}", highlight=False)
 

@@ -54,6 +54,7 @@ ENGINE_HINT = (
     "and set DOCKER_HOST (e.g. DOCKER_HOST=unix:///tmp/podman.sock; scripts/container-engine.sh does both)"
 )
 _LOG_TAIL = 12
+_COPY_ATTEMPTS = 3
 LABEL_SANDBOX = "corrupt.sandbox"
 LABEL_TREE = "corrupt.tree"  # lets tests and operators find a run's container
 
@@ -151,16 +152,23 @@ class DockerSandbox(Sandbox):
             ) from None
 
     def _build(self, tag: str, digest: str, recipe: str, checkout: Checkout, pip, log: Path) -> None:
-        context = build_context(checkout.path, recipe, pip)
+        self.build_image(
+            tag, build_context(checkout.path, recipe, pip), log=log, what=checkout.name,
+            header=f"image {tag} for {checkout.name} at {checkout.commit}\n{recipe}\n",
+            labels={LABEL_RECIPE: digest, "corrupt.repo": checkout.name, "corrupt.commit": checkout.commit},
+        )
+
+    def build_image(self, tag: str, context, *, log: Path, what: str, header: str = "",
+                    labels: dict[str, str] | None = None) -> None:
+        """Build ``context`` (a tar with a Dockerfile) as ``tag``; a failure names the log and its last lines."""
         tail: deque[str] = deque(maxlen=_LOG_TAIL)
         started = time.monotonic()
         with log.open("w", encoding="utf-8") as out:
-            out.write(f"image {tag} for {checkout.name} at {checkout.commit}\n{recipe}\n")
+            out.write(header)
             try:
                 for chunk in self.client.api.build(
                     fileobj=context, custom_context=True, tag=tag, rm=True, forcerm=True, nocache=not self.layer_cache,
-                    labels={LABEL_RECIPE: digest, "corrupt.repo": checkout.name, "corrupt.commit": checkout.commit},
-                    decode=True, timeout=self.build_timeout,
+                    labels=labels or {}, decode=True, timeout=self.build_timeout,
                 ):
                     text = chunk.get("stream") or chunk.get("error") or ""
                     out.write(text)
@@ -170,7 +178,7 @@ class DockerSandbox(Sandbox):
             except (DockerException, requests.RequestException) as exc:
                 out.write(f"\nbuild failed: {exc}\n")
                 lines = " | ".join(tail) or _short(exc)
-                raise SandboxError(f"image build for {checkout.name} failed (log: {log}); last lines: {lines}") from None
+                raise SandboxError(f"image build for {what} failed (log: {log}); last lines: {lines}") from None
             out.write(f"\nbuilt in {time.monotonic() - started:.1f}s\n")
 
     # -- runs ------------------------------------------------------------
@@ -192,14 +200,29 @@ class DockerSandbox(Sandbox):
         started = time.monotonic()
         container = None
         try:
-            try:
-                container = self.client.containers.create(
-                    env.location, argv, working_dir=WORKDIR, environment=environment,
-                    detach=True, labels={LABEL_SANDBOX: "docker", LABEL_TREE: str(tree)}, **options,
-                )
-            except ImageNotFound:
-                raise SandboxError(f"image {env.location} is gone from the engine; prepare the environment again") from None
-            container.put_archive(WORKDIR, tree_archive(tree))
+            archive = tree_archive(tree)
+            for attempt in range(1, _COPY_ATTEMPTS + 1):
+                try:
+                    container = self.client.containers.create(
+                        env.location, argv, working_dir=WORKDIR, environment=environment,
+                        detach=True, labels={LABEL_SANDBOX: "docker", LABEL_TREE: str(tree)}, **options,
+                    )
+                except ImageNotFound:
+                    raise SandboxError(f"image {env.location} is gone from the engine; prepare the environment again") from None
+                try:
+                    container.put_archive(WORKDIR, archive)
+                    break
+                except APIError as exc:
+                    # Podman's archive endpoint now and then loses its helper process under
+                    # load ("broken pipe"). Nothing has run yet, so a fresh container is a
+                    # clean retry; without one a screening run would count as an error and
+                    # a docker build would pick other mutants than a local one.
+                    if not exc.is_server_error() or attempt == _COPY_ATTEMPTS:
+                        raise
+                    _remove(container)
+                    container = None
+                    time.sleep(0.2 * attempt)
+            assert container is not None
             container.start()
             timed_out = False
             try:

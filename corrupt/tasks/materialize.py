@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from corrupt.errors import CorruptError, InputError, StoreError
-from corrupt.repos.models import RepoSpec
+from corrupt.repos.models import Checkout, RepoSpec
 from corrupt.tasks.models import Task
 
 PROBLEM_FILE = "PROBLEM.md"
@@ -154,8 +154,8 @@ def _write_repo(task: Task, root: Path, tree: Path, files: dict[str, tuple[str, 
     runner.chmod(0o755)
 
 
-def original_tree(info: dict, *, cache_dir: Path | None = None) -> Path:
-    """The cached tree of the commit a store was built from (``Store.checkout_info()``).
+def original_checkout(info: dict, *, cache_dir: Path | None = None) -> Checkout:
+    """The cached checkout of the commit a store was built from (``Store.checkout_info()``).
 
     A ``github:`` repository is reopened through its clone URL, so the cached
     clone answers and no GitHub API call is needed.
@@ -176,13 +176,15 @@ def original_tree(info: dict, *, cache_dir: Path | None = None) -> Path:
             f"{info['spec']} is now {pinned_checkout.commit[:17]}, not {commit[:17]} as built; "
             "the folder changed since the build"
         )
-    return pinned_checkout.path
+    return pinned_checkout
 
 
-def materialize_from_store(
-    store_dir: Path, task_id: str, out: Path, *, cache_dir: Path | None = None
-) -> tuple[Task, Path]:
-    """Look ``task_id`` (or a unique prefix) up in a build folder and materialise it."""
+def original_tree(info: dict, *, cache_dir: Path | None = None) -> Path:
+    """The cached tree of the commit a store was built from."""
+    return original_checkout(info, cache_dir=cache_dir).path
+
+
+def _load(store_dir: Path, task_id: str) -> tuple[Task, dict, dict[str, tuple[str, str]]]:
     from corrupt.tasks.store import Store
 
     store = Store.open(store_dir)
@@ -191,9 +193,53 @@ def materialize_from_store(
         info = store.checkout_info()
         if not info.get("spec"):
             raise StoreError(f"{store_dir} does not record which repository it was built from")
-        files = store.task_files(task.task_id)
+        return task, info, store.task_files(task.task_id)
     finally:
         store.close()
+
+
+def materialize_from_store(
+    store_dir: Path, task_id: str, out: Path, *, cache_dir: Path | None = None
+) -> tuple[Task, Path]:
+    """Look ``task_id`` (or a unique prefix) up in a build folder and materialise it."""
+    task, info, files = _load(store_dir, task_id)
     return task, materialize_task(
         task, out, tree=original_tree(info, cache_dir=cache_dir), files=files
     )
+
+
+def materialize_image_from_store(
+    store_dir: Path,
+    task_id: str,
+    out: Path,
+    *,
+    cache_dir: Path | None = None,
+    base_image: str | None = None,
+) -> tuple[Task, Path, str]:
+    """Materialise like :func:`materialize_from_store`, then build the per-task image of ``out``.
+
+    The engine is reached before anything is written, so a missing engine
+    leaves no folder behind; a failed image build removes the new folder, so
+    the same command can simply be run again.
+    """
+    from corrupt.repos.docker_sandbox import DockerSandbox
+    from corrupt.tasks.task_image import build_task_image
+
+    task, info, files = _load(store_dir, task_id)
+    sandbox = DockerSandbox(base_image=base_image)
+    try:
+        sandbox.client  # noqa: B018 -- connects now, or raises SandboxError with how to start one
+        pinned = original_checkout(info, cache_dir=cache_dir)
+        path = materialize_task(task, out, tree=pinned.path, files=files)
+        try:
+            tag = build_task_image(sandbox, task, pinned, path)
+        except BaseException:
+            shutil.rmtree(path, ignore_errors=True)
+            raise
+    finally:
+        sandbox.close()
+    manifest_path = path / TASK_FILE
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["task_image"] = tag  # the image holding this very tree at /testbed
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return task, path, tag

@@ -1,0 +1,80 @@
+"""`corrupt build --sandbox docker` on the bundled example agrees with a local build of the same seed.
+
+Both builds run on one frozen copy of examples/minishop, so they see the same
+tree (and commit id) even while the example is being edited. One test does
+everything, so under ``pytest -n 2`` the two builds are never repeated by a
+second worker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from docker_engine import engine_client, find_engine
+
+from corrupt.tasks.models import Task
+from corrupt.tasks.store import Store
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minishop"
+CLI = [sys.executable, "-c", "from corrupt.cli import app; app()"]
+
+
+def corrupt(*args: str, env: dict[str, str]) -> None:
+    result = subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, f"corrupt {' '.join(args)} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+
+
+def tasks_of(out: Path) -> list[Task]:
+    store = Store.open(out)
+    try:
+        return store.list_tasks()
+    finally:
+        store.close()
+
+
+def test_docker_build_matches_local_build(tmp_path: Path) -> None:
+    host, base = find_engine()
+    if not EXAMPLE.is_dir():
+        pytest.fail("examples/minishop is missing")
+    frozen = tmp_path / "minishop"
+    shutil.copytree(EXAMPLE, frozen, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    env = {**os.environ, "DOCKER_HOST": host}
+    common = [str(frozen), "--mode", "all", "--n", "1", "--seed", "0"]
+    # The two builds run side by side: the docker one mostly waits on the engine.
+    runs = {
+        name: subprocess.Popen(
+            [*CLI, "build", *common, "--out", str(tmp_path / name), *extra],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        for name, extra in [("local", ["--sandbox", "local"]),
+                            ("docker", ["--sandbox", "docker", "--base-image", base])]
+    }
+    for name, process in runs.items():
+        output, _ = process.communicate(timeout=900)
+        assert process.returncode == 0, f"{name} build failed:\n{output[-4000:]}"
+
+    local, docker = tasks_of(tmp_path / "local"), tasks_of(tmp_path / "docker")
+    assert sorted(t.kind for t in local) == ["adversarial", "deletion", "multi"]
+
+    def tests_by_id(tasks: list[Task]) -> dict[str, tuple[str, list[str], list[str]]]:
+        return {t.task_id: (t.kind, sorted(t.tests.fail_to_pass), sorted(t.tests.pass_to_pass)) for t in tasks}
+
+    assert tests_by_id(docker) == tests_by_id(local)
+    assert all(t.image_name is None for t in local)
+    images = {t.image_name for t in docker}
+    assert len(images) == 1 and None not in images
+    (image,) = images
+    with engine_client(host) as client:
+        assert client.images.get(image).labels["corrupt.repo"] == "minishop"
+
+    corrupt("export", str(tmp_path / "docker"), "--format", "swesmith", "--out", str(tmp_path / "sw.jsonl"), env=env)
+    records = [json.loads(line) for line in (tmp_path / "sw.jsonl").read_text().splitlines()]
+    assert len(records) == 3 and {r["image_name"] for r in records} == {image}
