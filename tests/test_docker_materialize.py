@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 from corrupt.cli import app
 from corrupt.tasks.store import CandidateRow, Store
+from corrupt.tasks.task_image import task_image_tag
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minishop"
 
@@ -144,3 +145,22 @@ def test_materialize_image_without_an_engine_says_how_to_get_one(tmp_path: Path,
     assert "no container engine reachable" in result.output and "DOCKER_HOST" in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "task").exists()
+
+
+# The reference grammar of the distribution spec: path components joined by '/', then ':tag'.
+COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+REFERENCE = re.compile(rf"{COMPONENT}(?:/{COMPONENT})*:[\w][\w.-]{{0,127}}")
+
+
+@pytest.mark.parametrize(
+    "task_id", ["minishop.1db6fb550c74", "Acme__Shop.ABC123", "weird name!._-.x", "a..b__c___d--e", "._-"]
+)
+def test_task_image_tag_is_a_valid_reference(task_id: str) -> None:
+    tag = task_image_tag(task_id)
+    assert REFERENCE.fullmatch(tag), tag
+    assert tag.startswith("corrupt/task.") and tag.endswith(":latest")
+
+
+def test_task_image_tags_keep_ids_apart() -> None:
+    assert task_image_tag("acme__shop.abc123") == "corrupt/task.acme__shop.abc123:latest"
+    assert task_image_tag("acme__shop.abc123") != task_image_tag("acme__shop.abc124")
