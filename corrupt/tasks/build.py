@@ -119,11 +119,6 @@ class Candidate:
     targets: list[Target]
 
 
-@dataclass
-class Worker:
-    screener: TreeScreener
-
-
 class Build:
     """One run of ``corrupt build``; ``run()`` returns the summary."""
 
@@ -240,7 +235,7 @@ class _Run:
         self.digraph = graph.digraph()
         self.trusted = set(baseline.tests)
         self.budget = RunBudget.from_baseline(baseline)
-        self.workers: Queue[Worker] = Queue()
+        self.workers: Queue[TreeScreener] = Queue()  # one per job, each on its own working copy
         self._screeners: list[TreeScreener] = []
 
     def test_runs(self) -> int:
@@ -254,7 +249,7 @@ class _Run:
             screener = TreeScreener(self.sandbox, self.env, workspace, self.budget,
                                     full_suite=self.o.full_suite_screening)
             self._screeners.append(screener)
-            self.workers.put(Worker(screener))
+            self.workers.put(screener)
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=self.o.jobs, thread_name_prefix="corrupt"))
         summaries = {}
         for mode in self.b.modes:
@@ -337,16 +332,16 @@ class _Run:
     # -- one candidate ---------------------------------------------------------------
 
     def _process(self, cand: Candidate):
-        worker = self.workers.get()
+        screener = self.workers.get()
         try:
-            started, runs = time.monotonic(), worker.screener.runs
-            status, reason, corruption, task, files = self._evaluate(cand, worker.screener)
+            started, runs = time.monotonic(), screener.runs
+            status, reason, corruption, task, files = self._evaluate(cand, screener)
         finally:
-            self.workers.put(worker)
+            self.workers.put(screener)
         row = CandidateRow(
             key=cand.key, mode=cand.mode, targets=[t.qualname for t in cand.targets], status=status,
             reason=reason, corruptor=corruption.corruptor if corruption else None,
-            screened=worker.screener.runs - runs, seconds=round(time.monotonic() - started, 3),
+            screened=screener.runs - runs, seconds=round(time.monotonic() - started, 3),
             task_id=task.task_id if task else None,
             payload={"task": task.model_dump(mode="json"), "files": files} if task else None,
         )
