@@ -133,6 +133,8 @@ class Build:
             raise InputError("--jobs must be at least 1")
         if options.functions < 2:
             raise InputError("--functions must be at least 2 for multi-function tasks")
+        if options.base_image and options.sandbox != "docker":
+            raise InputError("--base-image only applies with --sandbox docker")
         if options.corruptor not in ("procedural", "llm"):
             raise InputError(f"unknown corruptor {options.corruptor!r}; choose procedural or llm")
 
