@@ -196,3 +196,12 @@ def test_output_folder_of_another_repo_is_refused(example, built, tmp_path):
     assert result.returncode != 0
     assert "choose another --out" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_impossible_slice_is_a_clear_error(example, built, tmp_path):
+    result = run_corrupt(
+        "build", str(example), "--centrality-pct", "99.9", "--complexity-pct", "0:0.1", "--out", str(tmp_path / "o")
+    )
+    assert result.returncode == 21, result.stderr
+    assert "holds none of the" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "o" / "tasks.jsonl").exists()
