@@ -15,7 +15,6 @@ set -euo pipefail
 socket="${CORRUPT_PODMAN_SOCKET:-/tmp/podman.sock}"
 base_image="${CORRUPT_BASE_IMAGE:-corrupt/base:bookworm}"
 rootfs_cache="${CORRUPT_ROOTFS_CACHE:-/var/cache/corrupt/rootfs-bookworm}"
-mirror="${CORRUPT_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 service_log="${socket%.sock}-service.log"
 
 say() { echo "container-engine: $*" >&2; }
@@ -71,7 +70,7 @@ build_base_image() {
         rm -rf "$rootfs_cache"
         mkdir -p "$rootfs_cache"
         debootstrap --variant=minbase --include=python3,python3-venv,git bookworm \
-            "$rootfs_cache" "$mirror" >"$rootfs_cache.log" 2>&1 \
+            "$rootfs_cache" ${CORRUPT_DEBIAN_MIRROR:+"$CORRUPT_DEBIAN_MIRROR"} >"$rootfs_cache.log" 2>&1 \
             || fail "debootstrap failed; see $rootfs_cache.log: $(tail -n 3 "$rootfs_cache.log" | tr '\n' ' ')"
         rm -rf "$rootfs_cache"/var/cache/apt/archives/*.deb "$rootfs_cache"/var/lib/apt/lists/*
         touch "$rootfs_cache/.complete"
