@@ -144,7 +144,7 @@ def make_task(
             edit_script=script,
             bugs=bugs,
             tests=TestsRecord(
-                command="python -m pytest -q tests",
+                command="PYTHONHASHSEED=0 PYTHONPATH=. python -m pytest -q tests",  # as builds write it
                 fail_to_pass=["tests/test_shop.py::test_total"],
                 pass_to_pass=["tests/test_shop.py::test_empty"],
                 baseline_seconds=0.4,

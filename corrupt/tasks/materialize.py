@@ -60,7 +60,7 @@ def runner_script(command: str) -> str:
         "# Runs this task's tests from the repository root; extra arguments are passed on.\n"
         "set -euo pipefail\n"
         'cd "$(dirname "${BASH_SOURCE[0]}")"\n'
-        f'exec {command} "$@"\n'
+        f'exec env {command} "$@"\n'  # env: the command may start with VAR=value
     )
 
 
