@@ -17,6 +17,7 @@ import networkx as nx
 
 from corrupt import __version__
 from corrupt.corrupt.models import Corruption, Effect
+from corrupt.graph.distance import distances_to
 from corrupt.graph.models import Symbol
 from corrupt.repos.models import Baseline, Checkout, TestReport
 from corrupt.repos.runner import test_command
@@ -161,17 +162,14 @@ def effect_of(
     exception = exceptions.most_common(1)[0][0] if exceptions else None
     example = next((r for r in results if r.exc_type == exception), results[0])
     locate = _locator(symbols)
-    best: int | None = None
-    for result in results:
-        for frame in result.frames:
-            caller = locate(frame.file, frame.line)
-            if caller is None or caller not in graph or target not in graph:
-                continue
-            try:
-                hops = nx.shortest_path_length(graph, caller, target)
-            except nx.NetworkXNoPath:
-                continue
-            best = hops if best is None else min(best, hops)
+    hops = distances_to(graph, target)
+    reached = [
+        hops[caller]
+        for result in results
+        for frame in result.frames
+        if (caller := locate(frame.file, frame.line)) in hops
+    ]
+    best = min(reached, default=None)
     return Effect(
         exception=exception,
         message=(example.message or "").strip()[:500] or None,

@@ -13,7 +13,7 @@ own working copy.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -22,6 +22,7 @@ from queue import Queue
 
 from corrupt.corrupt.models import Bug, Corruption, FileChange
 from corrupt.errors import InputError, LLMError, SelectionError
+from corrupt.graph.distance import distances_to
 from corrupt.graph.models import CodeGraph, Symbol
 from corrupt.repos.models import Baseline, Checkout, Environment
 from corrupt.repos.sandbox import Sandbox
@@ -426,24 +427,9 @@ class _Run:
 
         return adversarial_search(
             source, target.file, target.qualname, target.start_line, target.covering_tests, screener, passing,
-            min_failing=self.o.min_failing, seed=self.o.seed, distance_to=self._distance_to(target.qualname),
+            min_failing=self.o.min_failing, seed=self.o.seed,
+            distance_to=distances_to(self.digraph, target.qualname),
         )
-
-    def _distance_to(self, target: str) -> Callable[[list[str]], int | None]:
-        import networkx as nx
-
-        def distance(functions: list[str]) -> int | None:
-            best = None
-            for fn in functions:
-                if fn in self.digraph and target in self.digraph:
-                    try:
-                        hops = nx.shortest_path_length(self.digraph, fn, target)
-                    except nx.NetworkXNoPath:
-                        continue
-                    best = hops if best is None else min(best, hops)
-            return best
-
-        return distance
 
     def _multi(self, targets: list[Target], screener: TreeScreener) -> tuple[Corruption | None, str]:
         from corrupt.corrupt.multi import compose
