@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from corrupt.errors import CorruptError
+from corrupt.errors import CorruptError, NoPythonError
 
 app = typer.Typer(
     name="corrupt",
@@ -141,7 +141,10 @@ def baseline(
         finally:
             box.close()
         status.update("building the code graph")
-        graph = build_code_graph(pinned.path)
+        try:
+            graph = build_code_graph(pinned.path)
+        except NoPythonError:
+            raise NoPythonError(f"{repo} has no Python files to analyse (tests excluded)") from None
     spans = [(s.qualname, s.file, s.body_start or s.start_line, s.end_line) for s in graph.functions()]
     covering = coverage_map(result, spans)
     console.print(f"{pinned.name} @ {pinned.commit[:12]}")

@@ -21,7 +21,7 @@ from pathlib import Path
 from queue import Queue
 
 from corrupt.corrupt.models import Bug, Corruption, FileChange
-from corrupt.errors import InputError, LLMError, SelectionError
+from corrupt.errors import InputError, LLMError, NoPythonError, SelectionError
 from corrupt.graph.distance import distances_to
 from corrupt.graph.models import CodeGraph, Symbol
 from corrupt.repos.models import Baseline, Checkout, Environment
@@ -170,7 +170,12 @@ class Build:
                  "stars": checkout.stars, "sandbox": o.sandbox}
             )
             with self._stage("graph"):
-                graph = build_code_graph(checkout.path)
+                try:
+                    graph = build_code_graph(checkout.path)
+                except NoPythonError:
+                    raise NoPythonError(f"{o.repo} has no Python files to analyse (tests excluded)") from None
+            for skipped in graph.skipped:
+                self.progress.note(f"skipped {skipped.file}: {skipped.reason}")
             with ExitStack() as stack:
                 sandbox = get_sandbox(o.sandbox, **({"base_image": o.base_image} if o.base_image else {}))
                 stack.callback(sandbox.close)
