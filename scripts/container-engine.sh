@@ -55,7 +55,8 @@ start_service() {
     engine_answers && return
     rm -f "$socket"
     say "starting podman system service on $socket (log: $service_log)"
-    setsid nohup podman system service --time=0 "unix://$socket" >"$service_log" 2>&1 </dev/null &
+    # From /: the runtime drops files (an `oom` marker after a memory kill) in the service's cwd.
+    (cd / && setsid nohup podman system service --time=0 "unix://$socket" >"$service_log" 2>&1 </dev/null &)
     for _ in $(seq 1 60); do
         engine_answers && return
         sleep 0.5
