@@ -49,6 +49,12 @@ configure_podman() {
         printf '%s\n' "$want" >"$conf"
         say "wrote $conf"
     fi
+    # Image import and build refuse to run without a signature policy; Debian
+    # ships one, but a machine whose /etc/containers was cleared has none.
+    if [ ! -f /etc/containers/policy.json ]; then
+        printf '%s\n' '{"default": [{"type": "insecureAcceptAnything"}]}' >/etc/containers/policy.json
+        say "wrote /etc/containers/policy.json"
+    fi
 }
 
 start_service() {
@@ -65,12 +71,12 @@ start_service() {
 }
 
 build_base_image() {
-    podman image exists "$base_image" && return
+    timeout 120 podman image exists "$base_image" && return
     if [ ! -f "$rootfs_cache/.complete" ]; then
         say "debootstrap bookworm into $rootfs_cache (about 90 s)"
         rm -rf "$rootfs_cache"
         mkdir -p "$rootfs_cache"
-        debootstrap --variant=minbase --include=python3,python3-venv,git bookworm \
+        timeout 900 debootstrap --variant=minbase --include=python3,python3-venv,git bookworm \
             "$rootfs_cache" ${CORRUPT_DEBIAN_MIRROR:+"$CORRUPT_DEBIAN_MIRROR"} >"$rootfs_cache.log" 2>&1 \
             || fail "debootstrap failed; see $rootfs_cache.log: $(tail -n 3 "$rootfs_cache.log" | tr '\n' ' ')"
         rm -rf "$rootfs_cache"/var/cache/apt/archives/*.deb "$rootfs_cache"/var/lib/apt/lists/*
@@ -78,13 +84,13 @@ build_base_image() {
     fi
     say "importing $rootfs_cache as $base_image"
     tar -C "$rootfs_cache" --exclude=./.complete -c . \
-        | podman import --change 'CMD ["/bin/bash"]' - "$base_image" >&2 \
+        | timeout 600 podman import --change 'CMD ["/bin/bash"]' - "$base_image" >&2 \
         || fail "podman import of $rootfs_cache failed"
 }
 
 prune_build_leftovers() {
     # Each image build leaves its install stage behind as an untagged image.
-    podman image prune -f >/dev/null 2>&1 || true
+    timeout 120 podman image prune -f >/dev/null 2>&1 || true
 }
 
 install_packages

@@ -55,6 +55,10 @@ ENGINE_HINT = (
 )
 _LOG_TAIL = 12
 _COPY_ATTEMPTS = 3
+# Every API call but a build or a run's wait (which carry their own deadlines)
+# answers within seconds on a healthy engine; a stuck one must fail the run,
+# not hold a whole build for the build timeout.
+_API_TIMEOUT = 300
 LABEL_SANDBOX = "corrupt.sandbox"
 LABEL_TREE = "corrupt.tree"  # lets tests and operators find a run's container
 
@@ -91,9 +95,9 @@ class DockerSandbox(Sandbox):
         if self._client is None:
             try:
                 if self.docker_host:
-                    client = docker.DockerClient(base_url=self.docker_host, timeout=self.build_timeout)
+                    client = docker.DockerClient(base_url=self.docker_host, timeout=_API_TIMEOUT)
                 else:
-                    client = docker.from_env(timeout=self.build_timeout)
+                    client = docker.from_env(timeout=_API_TIMEOUT)
                 client.ping()
             except (DockerException, requests.RequestException) as exc:
                 where = self.docker_host or "DOCKER_HOST / the default socket"
