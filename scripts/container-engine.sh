@@ -62,7 +62,9 @@ start_service() {
     rm -f "$socket"
     say "starting podman system service on $socket (log: $service_log)"
     # From /: the runtime drops files (an `oom` marker after a memory kill) in the service's cwd.
-    (cd / && setsid nohup podman system service --time=0 "unix://$socket" >"$service_log" 2>&1 </dev/null &)
+    # Every descriptor of the detached group is redirected: a caller reading this
+    # script's stdout through `$(...)` waits until no process holds it open.
+    (cd / && exec setsid podman system service --time=0 "unix://$socket") >"$service_log" 2>&1 </dev/null &
     for _ in $(seq 1 60); do
         engine_answers && return
         sleep 0.5
