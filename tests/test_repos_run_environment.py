@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import time
 from pathlib import Path
 
 import pytest
-from repos_run_support import fixture_checkout, session_cache
+from repos_run_support import FIXTURES, fixture_checkout, session_cache
 
 from corrupt.errors import InstallError
+from corrupt.repos.checkout import checkout as check_out
 from corrupt.repos.environment import MARKER, create_environment, discover_test_requirements
+from corrupt.repos.specs import parse_spec
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -84,3 +88,23 @@ def test_install_failure_names_the_step_and_the_log(tmp_path_factory, tmp_path):
     log = Path(caught.value.message.rsplit("log: ", 1)[1])
     assert "corrupt-no-such-package-anywhere-7f3a" in log.read_text()
     assert not list((tmp_path / "envs").glob(f"*/{MARKER}"))
+
+
+def test_build_script_cannot_change_the_cached_clone_or_see_secrets(tmp_path, monkeypatch):
+    """setup.py is repository code: it runs with the cached clones read-only and no user secrets."""
+    source = tmp_path / "hostileinstall"
+    shutil.copytree(FIXTURES / "hostileinstall", source)
+    cache, report = tmp_path / "cache", tmp_path / "report.jsonl"
+    (source / "attack.json").write_text(json.dumps({"search": str(cache / "repos"), "report": str(report)}))
+    cached = check_out(parse_spec(str(source)), cache_dir=cache)
+    monkeypatch.setenv("CORRUPT_PLANTED_SECRET", "hunter2")
+
+    env = create_environment(cached, cache_dir=cache)
+
+    attempts = [json.loads(line) for line in report.read_text().splitlines()]
+    assert attempts, "the build script never ran"
+    assert all(a["secret"] is None for a in attempts)
+    writes = [w for a in attempts for w in a["writes"]]
+    assert writes and "written" not in writes  # it found the cached copy and was refused
+    assert (cached.path / "data" / "hostileinstall-keep.txt").read_text() == "keep me\n"
+    assert (Path(env.location) / MARKER).is_file()

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from corrupt.cache import cache_root, xdg_cache_home
 from corrupt.errors import InstallError
+from corrupt.repos.isolation import available, read_only
 from corrupt.repos.models import Checkout, Environment
 
 MARKER = ".corrupt-complete"
@@ -156,9 +157,14 @@ def _tox_deps(root: Path) -> list[str]:
 class _Installer:
     """Runs install steps, appending every command and its output to one log."""
 
-    def __init__(self, log: Path, venv: Path) -> None:
+    def __init__(self, log: Path, venv: Path, protect: Path) -> None:
         self.log = log
         self.venv = venv
+        # A build backend (setup.py, a plugin) is repository code: it runs
+        # where the cached clones are read-only, like the tests do.
+        step = read_only(protect)
+        works = available("mount namespace", step, "install steps could change the cached clone")
+        self.preexec = step if works else None
         self.python = venv / "bin" / "python"
         self.env = {k: v for k, v in os.environ.items() if k in _INSTALL_ENV_NAMES or k.startswith(_INSTALL_ENV_PREFIXES)}
         self.uv = _find_uv()
@@ -175,7 +181,10 @@ class _Installer:
             fh.write(f"\n=== {name}: {' '.join(argv)}\n")
             fh.flush()
             try:
-                proc = subprocess.run(argv, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT, timeout=INSTALL_TIMEOUT)
+                proc = subprocess.run(
+                    argv, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT,
+                    timeout=INSTALL_TIMEOUT, preexec_fn=self.preexec,
+                )
             except subprocess.TimeoutExpired:
                 raise InstallError(f"install step '{name}' timed out; log: {self.log}") from None
             except OSError as exc:
@@ -223,15 +232,21 @@ def create_environment(checkout: Checkout, *, cache_dir: Path | None = None, pro
     with open(envs / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent builds of one repo: the first builds, the rest wait
         if not (venv / MARKER).is_file():
-            _build(checkout, venv, log, progress)
+            _build(checkout, venv, log, progress, _protected(checkout, cache_dir))
     return env
 
 
-def _build(checkout: Checkout, venv: Path, log: Path, progress) -> None:
+def _protected(checkout: Checkout, cache_dir: Path | None) -> Path:
+    """Every cached clone when the checkout is one of them, else just the checkout."""
+    repos = Path(cache_dir or cache_root()) / "repos"
+    return repos if checkout.path.is_relative_to(repos) else checkout.path
+
+
+def _build(checkout: Checkout, venv: Path, log: Path, progress, protect: Path) -> None:
     shutil.rmtree(venv, ignore_errors=True)
     log.write_text(f"corrupt environment for {checkout.name} at {checkout.commit}\n", encoding="utf-8")
     started = time.monotonic()
-    installer = _Installer(log, venv)
+    installer = _Installer(log, venv, protect)
     _say(progress, f"creating venv {venv}")
     installer.create_venv()
     # Build backends and "-e ." lines write into the source folder: install

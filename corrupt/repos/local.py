@@ -19,70 +19,30 @@ Isolation, in order of what matters most:
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import fcntl
-import logging
 import os
 import resource
 import shutil
 import signal
-import socket
-import struct
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from corrupt.cache import cache_root
 from corrupt.repos.environment import create_environment
+from corrupt.repos.isolation import available, enter_network_namespace, read_only
 from corrupt.repos.models import Checkout, Command, CommandResult, Environment, Limits
 from corrupt.repos.sandbox import Sandbox
 
-log = logging.getLogger(__name__)
-
-CLONE_NEWNET, CLONE_NEWNS = 0x40000000, 0x00020000
-MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x1, 0x20, 0x1000, 0x4000, 0x40000
-SIOCSIFFLAGS = 0x8914
-IFF_UP, IFF_LOOPBACK, IFF_RUNNING = 0x1, 0x8, 0x40
 PASSED_THROUGH = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM")
 TAIL_BYTES = 200_000
 _KILL_SIGNALS = {-signal.SIGKILL, -signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS}
-
-
-def _libc_call(name: str, *args) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if getattr(libc, name)(*args) != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{name} failed: {os.strerror(errno)}")
-
-
-def _enter_network_namespace() -> None:
-    """Runs in the child before exec: new netns with its loopback up."""
-    _libc_call("unshare", CLONE_NEWNET)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        flags = IFF_UP | IFF_LOOPBACK | IFF_RUNNING
-        fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags))
-
-
-def _read_only(folder: Path):
-    """A pre-exec step: private mount namespace in which ``folder`` is read-only."""
-    path = os.fsencode(folder)
-
-    def apply() -> None:
-        _libc_call("unshare", CLONE_NEWNS)
-        _libc_call("mount", b"none", b"/", None, MS_REC | MS_PRIVATE, None)
-        _libc_call("mount", path, path, None, MS_BIND | MS_REC, None)
-        _libc_call("mount", None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY, None)
-
-    return apply
 
 
 class LocalSandbox(Sandbox):
     """Runs commands as local processes; environments are cached venvs."""
 
     name = "local"
-    _probed: dict[str, bool] = {}  # isolation feature -> works here (probed once per process)
 
     def __init__(self, *, cache_dir: Path | None = None, isolate_network: bool = True) -> None:
         self.cache_dir = Path(cache_dir or cache_root())
@@ -91,27 +51,16 @@ class LocalSandbox(Sandbox):
     def prepare(self, checkout: Checkout, *, progress=None) -> Environment:
         return create_environment(checkout, cache_dir=self.cache_dir, progress=progress)
 
-    @classmethod
-    def _available(cls, feature: str, step, consequence: str) -> bool:
-        if feature not in cls._probed:
-            try:
-                subprocess.run([sys.executable, "-c", "pass"], preexec_fn=step, check=True, timeout=30)
-                cls._probed[feature] = True
-            except (OSError, subprocess.SubprocessError) as exc:
-                log.warning("no %s (%s): %s", feature, exc, consequence)
-                cls._probed[feature] = False
-        return cls._probed[feature]
-
     def _isolation_steps(self, limits: Limits) -> list:
         steps = []
-        if self.isolate_network and not limits.network and self._available(
-            "network namespace", _enter_network_namespace, "repository tests will have network access"
+        if self.isolate_network and not limits.network and available(
+            "network namespace", enter_network_namespace, "repository tests will have network access"
         ):
-            steps.append(_enter_network_namespace)
+            steps.append(enter_network_namespace)
         self.cache_dir.mkdir(parents=True, exist_ok=True)
-        read_only = _read_only(self.cache_dir)
-        if self._available("mount namespace", read_only, "the cache is protected only by working copies"):
-            steps.append(read_only)
+        protect = read_only(self.cache_dir)
+        if available("mount namespace", protect, "the cache is protected only by working copies"):
+            steps.append(protect)
         return steps
 
     def run(self, env: Environment, tree: Path, command: Command) -> CommandResult:
