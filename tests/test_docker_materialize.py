@@ -123,6 +123,7 @@ def test_task_image_runs_the_corrupted_tree_and_hides_the_original(tmp_path: Pat
         p2p = shlex.join(task.tests.pass_to_pass[:40])
         code, output = run_in(client, tag, f"{command} {p2p}")
         assert code == 0 and "40 passed" in output, output
+        client.images.remove(tag, force=True)  # task images are per task: leave none behind
 
 
 def test_materialize_image_without_an_engine_says_how_to_get_one(tmp_path: Path, monkeypatch) -> None:

@@ -25,6 +25,7 @@ import ast
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from corrupt.corrupt.locate import find_ast_function
 from corrupt.corrupt.models import (
@@ -106,7 +107,7 @@ def adversarial_search(
     for mutant in _round_robin(mutants, seed):
         if len(survivors) >= enough or outcome.screened >= max_candidates:
             break
-        entry = {"operator": mutant.operator, "lines": mutant.lines}
+        entry: dict[str, Any] = {"operator": mutant.operator, "lines": mutant.lines}
         outcome.tried.append(entry)
         problems = _problems(mutant, source, seen)
         if problems:

@@ -85,7 +85,7 @@ Tests that exercise it ({count}):
 {tests}
 {context}"""
 
-TOOL = {
+TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "submit_corruption",

@@ -30,7 +30,7 @@ import ast
 from dataclasses import dataclass, field
 
 from corrupt.graph.local_metrics import LocalMetrics, measure
-from corrupt.graph.models import Symbol
+from corrupt.graph.models import Symbol, SymbolKind
 
 Expr = tuple
 RETURN, YIELD, ELEMS = "<return>", "<yield>", "<elems>"
@@ -113,7 +113,7 @@ def _target_names(target: ast.expr, into: set[str]) -> None:
         _target_names(target.value, into)
 
 
-def _declared(node: ast.AST, has_walrus: bool) -> set[str]:
+def _declared(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, has_walrus: bool) -> set[str]:
     """Names a function or class body binds locally (minus global/nonlocal ones).
 
     Only statements are walked, which is several times faster than visiting
@@ -188,7 +188,7 @@ def _docstring_span(node) -> tuple[int, int] | None:
         and isinstance(body[0].value, ast.Constant)
         and isinstance(body[0].value.value, str)
     ):
-        return body[0].lineno, body[0].end_lineno
+        return body[0].lineno, body[0].end_lineno or body[0].lineno
     return None
 
 
@@ -314,7 +314,7 @@ class _Extractor:
         # @overload stubs never take the plain name: the implementation does.
         qualname = self.unique(f"{plain}#overload" if "overload" in names else plain)
         in_class = scope.kind == "class"
-        kind = "method" if in_class else ("nested" if scope.kind == "function" else "function")
+        kind: SymbolKind = "method" if in_class else ("nested" if scope.kind == "function" else "function")
         binding = next((_BINDING_DECORATORS[n] for n in names if n in _BINDING_DECORATORS), "plain")
         is_accessor = any(
             isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter", "getter")
@@ -414,9 +414,9 @@ class _Extractor:
                 kind="class",
                 file=self.facts.file,
                 start_line=node.lineno,
-                end_line=node.end_lineno,
+                end_line=node.end_lineno or node.lineno,
                 parent=scope.owner,
-                decorators=(node.decorator_list[0].lineno, node.decorator_list[-1].end_lineno)
+                decorators=(node.decorator_list[0].lineno, node.decorator_list[-1].end_lineno or node.decorator_list[-1].lineno)
                 if node.decorator_list
                 else None,
                 docstring=docstring,
@@ -502,7 +502,7 @@ class _Extractor:
             starred = any(isinstance(e, ast.Starred) for e in target.elts)
             literal = value is not None and value[0] == "seq" and len(value[2]) == len(target.elts)
             for position, element in enumerate(target.elts):
-                if literal and not starred:
+                if literal and not starred and value is not None:
                     self.bind(element, value[2][position], scope)
                 else:
                     inner = element.value if isinstance(element, ast.Starred) else element
@@ -563,10 +563,10 @@ class _Extractor:
             elements = inner.elts if isinstance(inner, ast.Tuple) else [inner]
             if _decorator_name(node.value) == "Annotated":
                 elements = elements[:1]
-            parts = tuple(self.annotation(e, scope) for e in elements)
+            members = tuple(self.annotation(e, scope) for e in elements)
             if _decorator_name(node.value) in ("Type", "type"):
                 return None
-            return ("union", parts) if any(parts) else None
+            return ("union", members) if any(members) else None
         return None
 
     # -- expressions -------------------------------------------------------
@@ -659,7 +659,7 @@ class _Extractor:
 
     def expr_List(self, node, scope) -> Expr:
         key = self.new_site("seq")
-        elements = []
+        elements: list[Expr | None] = []
         positional = True
         for position, element in enumerate(node.elts):
             if isinstance(element, ast.Starred):

@@ -35,7 +35,7 @@ _EMPTY: frozenset = frozenset()
 MAX_VALUES = 8
 _READERS = {"get": "elems", "pop": "elems", "setdefault": "elems", "__getitem__": "elems",
             "values": "self", "copy": "self"}
-_WRITERS = {"append": 0, "add": 0, "insert": 1, "extend": "iter", "update": "sub"}
+_WRITERS: dict[str, int | str] = {"append": 0, "add": 0, "insert": 1, "extend": "iter", "update": "sub"}
 # Calls that move elements, after which constant indexes no longer say which one.
 _REORDERERS = {"insert", "pop", "remove", "reverse", "sort", "clear"}
 OPAQUE = "<reordered>"
@@ -230,7 +230,7 @@ class Resolver:
             return cached[0]
         outer, self.reading = self.reading, set()
         self.mros[cls] = ([cls], set())  # guards against cyclic bases while computing
-        parents = []
+        parents: list[str] = []
         for base in self.bases.get(cls, ()):
             parents.extend(v[1] for v in sorted(self.eval(base)) if v[0] == "C" and v[1] != cls)
         sequences = [list(self.mro(p)) for p in parents] + [list(parents)]
@@ -391,7 +391,7 @@ class Resolver:
         if how == "iter" or how == "sub":
             if args and args[0] is not None:
                 self.add(elems, {v for b in self.eval(args[0]) for v in self.elements(b, "iter")})
-        elif len(args) > how and args[how] is not None:
+        elif isinstance(how, int) and len(args) > how and args[how] is not None:
             self.add(elems, self.eval(args[how]))
 
     def store(self, constraint) -> None:

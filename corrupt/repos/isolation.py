@@ -67,4 +67,3 @@ def available(feature: str, step: Callable[[], None], consequence: str) -> bool:
             log.warning("no %s (%s): %s", feature, exc, consequence)
             _probed[feature] = False
     return _probed[feature]
-

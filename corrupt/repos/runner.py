@@ -90,7 +90,7 @@ def run_tests(
     if coverage:
         argv.append(f"--corrupt-coverage={cover_rel}")
         collect.append(cover_rel)
-    limits = Limits(timeout=timeout, **({"memory_mb": memory_mb} if memory_mb else {}))
+    limits = Limits(timeout=timeout, memory_mb=memory_mb) if memory_mb else Limits(timeout=timeout)
     try:
         result = sandbox.run(env, tree, Command(argv=argv, env=extra_env, limits=limits, collect=collect))
         report, started = _parse(tree / report_rel, select)

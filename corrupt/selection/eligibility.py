@@ -65,8 +65,10 @@ def is_trivial_body(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A getter, setter, stub or abstract method: one statement that does no work."""
     body = list(fn.body)
     first = body[0] if body else None
-    is_docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-    if is_docstring and isinstance(first.value.value, str) and len(body) > 1:
+    is_docstring = (
+        isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    )
+    if is_docstring and len(body) > 1:
         body = body[1:]
     return len(body) == 1 and _is_trivial_statement(body[0])
 

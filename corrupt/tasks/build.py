@@ -19,6 +19,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Queue
+from typing import TYPE_CHECKING, cast
 
 from corrupt.corrupt.models import Bug, Corruption, FileChange
 from corrupt.errors import InputError, LLMError, NoPythonError, SelectionError
@@ -32,6 +33,9 @@ from corrupt.tasks.screen import RunBudget, TreeScreener
 from corrupt.tasks.serialize import corruption_from_dict, corruption_to_dict
 from corrupt.tasks.store import CandidateRow, Store
 from corrupt.tasks.verify import make_repair, static_problems, verify_dynamic
+
+if TYPE_CHECKING:
+    from corrupt.corrupt.deletion import DeletionStyle
 
 MODES = ("remove", "discovery", "multi")
 
@@ -58,7 +62,7 @@ class BuildOptions:
     min_covering: int = 5
     time_limit: float = 60.0
     full_suite_screening: bool = False
-    deletion_style: str = "raise"
+    deletion_style: str = "raise"  # raise | pass (checked by Build)
     min_stars: int = 0
     api_url: str | None = None
     llm_base_url: str | None = None
@@ -138,6 +142,8 @@ class Build:
             raise InputError("--base-image only applies with --sandbox docker")
         if options.corruptor not in ("procedural", "llm"):
             raise InputError(f"unknown corruptor {options.corruptor!r}; choose procedural or llm")
+        if options.deletion_style not in ("raise", "pass"):
+            raise InputError(f"unknown deletion style {options.deletion_style!r}; choose raise or pass")
 
     @contextmanager
     def _stage(self, name: str) -> Iterator[None]:
@@ -356,6 +362,7 @@ class _Run:
         return row, task, files
 
     def _evaluate(self, cand: Candidate, screener: TreeScreener):
+        corruption: Corruption | None
         if cand.mode == "remove":
             corruption, reason = self._deletion(cand.targets[0]), ""
         elif cand.mode == "discovery":
@@ -391,7 +398,7 @@ class _Run:
         from corrupt.corrupt.deletion import delete_function
 
         source = self._source(target)
-        mutant = delete_function(source, target.file, target.qualname, target.start_line, style=self.o.deletion_style)
+        mutant = delete_function(source, target.file, target.qualname, target.start_line, style=cast("DeletionStyle", self.o.deletion_style))
         return Corruption(
             kind="deletion", corruptor="deletion", targets=[target.qualname],
             files={target.file: FileChange(source, mutant.corrupted)},

@@ -10,6 +10,7 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     SpinnerColumn,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -36,8 +37,8 @@ class RichProgress(build.Progress):
             console=console,
             transient=False,
         )
-        self.stage_task = None
-        self.mode_tasks: dict[str, int] = {}
+        self.stage_task: TaskID | None = None
+        self.mode_tasks: dict[str, TaskID] = {}
         self.counts: dict[str, list[int]] = {}
         self.started = time.monotonic()
 

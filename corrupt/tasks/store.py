@@ -133,8 +133,8 @@ class Store:
 
     def count_functions(self, *, eligible: bool | None = None) -> int:
         if eligible is None:
-            return self._query_one("SELECT COUNT(*) FROM functions")[0]
-        return self._query_one("SELECT COUNT(*) FROM functions WHERE eligible = ?", (int(eligible),))[0]
+            return self._query("SELECT COUNT(*) FROM functions")[0][0]
+        return self._query("SELECT COUNT(*) FROM functions WHERE eligible = ?", (int(eligible),))[0][0]
 
     # -- candidates and tasks ----------------------------------------------------
 
@@ -143,7 +143,7 @@ class Store:
         return _candidate_row(row) if row else None
 
     def candidates(self, mode: str | None = None) -> list[CandidateRow]:
-        sql, args = "SELECT * FROM candidates", ()
+        sql, args = "SELECT * FROM candidates", tuple[str, ...]()
         if mode:
             sql, args = sql + " WHERE mode = ?", (mode,)
         return [_candidate_row(r) for r in self._query(sql + " ORDER BY rowid", args)]
@@ -199,7 +199,7 @@ class Store:
 
     def task_files(self, task_id: str) -> dict[str, tuple[str, str]]:
         """The files a task touches: path -> (original, corrupted) text."""
-        row = self._query_one("SELECT files FROM tasks WHERE task_id = ?", (self.get_task(task_id).task_id,))
+        (row,) = self._query("SELECT files FROM tasks WHERE task_id = ?", (self.get_task(task_id).task_id,))
         return {path: (pair[0], pair[1]) for path, pair in json.loads(row[0]).items()}
 
     def write_jsonl(self) -> Path:
