@@ -5,6 +5,8 @@ from __future__ import annotations
 import tarfile
 from pathlib import Path
 
+from repos_run_support import FIXTURES
+
 import pytest
 from docker_engine import folder_checkout, write_files
 
@@ -76,3 +78,9 @@ def test_no_engine_says_how_to_point_docker_host_at_one(tmp_path):
     assert isinstance(box, DockerSandbox) and box.base_image == "corrupt/base:bookworm"
     with pytest.raises(SandboxError, match=r"no container engine reachable at unix://.*none\.sock.*DOCKER_HOST="):
         box.prepare(folder_checkout(repo, "tests/noengine"))
+
+
+def test_recipe_installs_the_uv_lock_pins_before_the_project():
+    recipe = dockerfile(FIXTURES / "locked", "corrupt/base:bookworm", PipSettings())
+    pinned = recipe.index("--progress-bar off six==1.16.0")
+    assert pinned < recipe.index("--progress-bar off .")

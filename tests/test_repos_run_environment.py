@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -108,3 +109,18 @@ def test_build_script_cannot_change_the_cached_clone_or_see_secrets(tmp_path, mo
     assert writes and "written" not in writes  # it found the cached copy and was refused
     assert (cached.path / "data" / "hostileinstall-keep.txt").read_text() == "keep me\n"
     assert (Path(env.location) / MARKER).is_file()
+
+
+def test_uv_lock_pins_win_over_the_newest_release(tmp_path_factory):
+    """The lock pins six 1.16.0; the group asks for plain ``six`` (newest is 1.17 or later)."""
+    found = discover_test_requirements(FIXTURES / "locked")
+    assert found.groups == ["tests"] and found.locked == ["six==1.16.0"]
+    env = create_environment(fixture_checkout("locked", tmp_path_factory), cache_dir=session_cache(tmp_path_factory))
+    shown = subprocess.run([env.python, "-c", "import six; print(six.__version__)"],
+                           capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "1.16.0"
+    assert "uv.lock (1 pinned)" in env.log.read_text()
+
+
+def test_no_lock_means_nothing_pinned():
+    assert discover_test_requirements(FIXTURES / "calc").locked == []

@@ -56,6 +56,12 @@ class TestRequirements:
     packages: list[str] = field(default_factory=list)  # PEP 508 strings
     files: list[Path] = field(default_factory=list)  # requirement files (-r)
     sources: list[str] = field(default_factory=list)  # where each came from, for the log
+    extras: list[str] = field(default_factory=list)  # the optional-dependency tables chosen
+    groups: list[str] = field(default_factory=list)  # the PEP 735 groups chosen
+    # The versions the project's uv.lock pins for its dependencies and the chosen
+    # extras and groups: installed first, so tests run against the versions the
+    # project itself tests with (the newest release may have broken them).
+    locked: list[str] = field(default_factory=list)
 
 
 def environment_key(checkout: Checkout) -> str:
@@ -78,11 +84,16 @@ def discover_test_requirements(root: Path) -> TestRequirements:
     extras = pyproject.get("project", {}).get("optional-dependencies", {})
     for name in _pick(extras):
         found.packages.extend(extras[name])
+        found.extras.append(name)
         found.sources.append(f"[project.optional-dependencies] {name}")
     groups = pyproject.get("dependency-groups", {})
     for name in _pick(groups):
         found.packages.extend(_expand_group(groups, name, set()))
+        found.groups.append(name)
         found.sources.append(f"[dependency-groups] {name}")
+    found.locked = locked_requirements(root, found.extras, found.groups)
+    if found.locked:
+        found.sources.append(f"uv.lock ({len(found.locked)} pinned)")
     files = _requirement_files(root)
     found.files.extend(files)
     found.sources.extend(str(f.relative_to(root)) for f in files)
@@ -94,6 +105,30 @@ def discover_test_requirements(root: Path) -> TestRequirements:
         )
         found.sources.append("tox.ini [testenv] deps")
     return found
+
+
+def locked_requirements(root: Path, extras: list[str], groups: list[str]) -> list[str]:
+    """Pinned requirements from ``root/uv.lock`` for the project's dependencies plus
+    ``extras`` and ``groups``; empty when there is no lock or uv cannot read it.
+
+    ``uv export --frozen`` only reads the lock (no resolution, no network, no
+    build of the project), so it is safe on the cached tree.
+    """
+    uv = _find_uv()
+    if uv is None or not (root / "uv.lock").is_file():
+        return []
+    argv = [uv, "export", "--frozen", "--no-hashes", "--no-header", "--no-annotate",
+            "--no-emit-project", "--no-default-groups"]
+    argv += [f"--extra={name}" for name in extras] + [f"--group={name}" for name in groups]
+    env = {k: v for k, v in os.environ.items() if k in _INSTALL_ENV_NAMES or k.startswith(_INSTALL_ENV_PREFIXES)}
+    try:
+        proc = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if proc.returncode != 0:
+        return []
+    lines = (line.strip() for line in proc.stdout.splitlines())
+    return [line for line in lines if line and not line.startswith(("#", "-"))]
 
 
 def _read_toml(path: Path) -> dict:
@@ -254,10 +289,17 @@ def _build(checkout: Checkout, venv: Path, log: Path, progress, protect: Path) -
     with tempfile.TemporaryDirectory(prefix="corrupt-build-") as tmp:
         source = Path(tmp) / "src"
         shutil.copytree(checkout.path, source, symlinks=True)
-        _install_project(installer, source, progress)
         found = discover_test_requirements(source)
         with log.open("a", encoding="utf-8") as fh:
             fh.write(f"\ntest requirements from: {', '.join(found.sources) or 'nothing declared'}\n")
+        if found.locked:
+            _say(progress, "installing the versions uv.lock pins")
+            try:
+                installer.install("locked versions (uv.lock)", found.locked, cwd=source)
+            except InstallError:  # the lock may not fit this platform: unpinned installs still can
+                with log.open("a", encoding="utf-8") as fh:
+                    fh.write("\nthe locked versions did not install; going on without the lock\n")
+        _install_project(installer, source, progress)
         args = [*found.packages, *ALWAYS]
         for req in found.files:
             args += ["-r", str(req)]

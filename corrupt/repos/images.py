@@ -118,6 +118,8 @@ def dockerfile(checkout_root: Path, base_image: str, pip: PipSettings) -> str:
     steps = [f"python3 -m venv {VENV}", f"cd {BUILD_DIR}/repo"]
     if exports:
         steps.append(f"export {exports}")
+    if found.locked:  # as in local environments: the versions the project tests with, first
+        steps.append(shlex.join([*pip_install, *found.locked]))
     if any((checkout_root / name).is_file() for name in PACKAGING_FILES):
         steps.append(shlex.join([*pip_install, "."]))
     elif (checkout_root / "requirements.txt").is_file():
