@@ -5,10 +5,9 @@ from __future__ import annotations
 import tarfile
 from pathlib import Path
 
-from repos_run_support import FIXTURES
-
 import pytest
 from docker_engine import folder_checkout, write_files
+from repos_run_support import FIXTURES
 
 from corrupt.errors import SandboxError
 from corrupt.repos.docker_sandbox import DockerSandbox

@@ -47,6 +47,9 @@ PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 _INSTALL_ENV_PREFIXES = ("PIP_", "UV_", "SSL_CERT", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 _INSTALL_ENV_NAMES = ("PATH", "LANG", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 INSTALL_TIMEOUT = 1800.0
+# Part of every environment key: bump it when what an install puts in a venv
+# changes (v2: uv.lock pins first), so no cache keeps an outdated environment.
+RECIPE_VERSION = "2"
 
 
 @dataclass
@@ -68,7 +71,8 @@ def environment_key(checkout: Checkout) -> str:
     """Cache key: readable repository stem + hash of (url, commit, our Python version)."""
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", checkout.name).strip("-")[:40] or "repo"
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    digest = hashlib.sha256(f"{checkout.url}\0{checkout.commit}\0{python}".encode()).hexdigest()[:16]
+    key = f"{checkout.url}\0{checkout.commit}\0{python}\0{RECIPE_VERSION}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return f"{stem}-{digest}"
 
 
