@@ -124,7 +124,7 @@ def locked_requirements(root: Path, extras: list[str], groups: list[str]) -> lis
     argv = [uv, "export", "--frozen", "--no-hashes", "--no-header", "--no-annotate",
             "--no-emit-project", "--no-default-groups"]
     argv += [f"--extra={name}" for name in extras] + [f"--group={name}" for name in groups]
-    env = {k: v for k, v in os.environ.items() if k in _INSTALL_ENV_NAMES or k.startswith(_INSTALL_ENV_PREFIXES)}
+    env = _install_env()
     try:
         proc = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.SubprocessError):
@@ -133,6 +133,11 @@ def locked_requirements(root: Path, extras: list[str], groups: list[str]) -> lis
         return []
     lines = (line.strip() for line in proc.stdout.splitlines())
     return [line for line in lines if line and not line.startswith(("#", "-"))]
+
+
+def _install_env() -> dict[str, str]:
+    """The user's installer configuration (index URLs, certificates, proxies) and nothing else."""
+    return {k: v for k, v in os.environ.items() if k in _INSTALL_ENV_NAMES or k.startswith(_INSTALL_ENV_PREFIXES)}
 
 
 def _read_toml(path: Path) -> dict:
@@ -205,7 +210,7 @@ class _Installer:
         works = available("mount namespace", step, "install steps could change the cached clone")
         self.preexec = step if works else None
         self.python = venv / "bin" / "python"
-        self.env = {k: v for k, v in os.environ.items() if k in _INSTALL_ENV_NAMES or k.startswith(_INSTALL_ENV_PREFIXES)}
+        self.env = _install_env()
         self.uv = _find_uv()
         if self.uv:
             self.env.setdefault("UV_CACHE_DIR", _uv_cache_dir())
