@@ -68,7 +68,7 @@ class TestRequirements:
 
 
 def environment_key(checkout: Checkout) -> str:
-    """Cache key: readable repository stem + hash of (url, commit, our Python version)."""
+    """Cache key: readable repository stem + hash of (url, commit, our Python version, recipe version)."""
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", checkout.name).strip("-")[:40] or "repo"
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
     key = f"{checkout.url}\0{checkout.commit}\0{python}\0{RECIPE_VERSION}"
@@ -124,9 +124,8 @@ def locked_requirements(root: Path, extras: list[str], groups: list[str]) -> lis
     argv = [uv, "export", "--frozen", "--no-hashes", "--no-header", "--no-annotate",
             "--no-emit-project", "--no-default-groups"]
     argv += [f"--extra={name}" for name in extras] + [f"--group={name}" for name in groups]
-    env = _install_env()
     try:
-        proc = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(argv, cwd=root, env=_install_env(), capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.SubprocessError):
         return []
     if proc.returncode != 0:
