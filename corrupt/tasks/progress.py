@@ -22,10 +22,15 @@ from corrupt.tasks.store import CandidateRow
 
 
 class RichProgress(build.Progress):
-    """Stage, candidates tried, tasks verified, test runs and an ETA per mode."""
+    """Stage, candidates tried, tasks verified, test runs and an ETA per mode.
+
+    A live display only redraws on a terminal; written to a file or a CI log it
+    would show nothing until the build ends, so there each event is also a line.
+    """
 
     def __init__(self, console: Console) -> None:
         self.console = console
+        self.lines = not console.is_terminal
         self.bar = Progress(
             SpinnerColumn(),
             TextColumn("[bold]{task.description}"),
@@ -55,12 +60,14 @@ class RichProgress(build.Progress):
         if self.stage_task is None:
             self.stage_task = self.bar.add_task("stage", total=None, detail="")
         self.bar.update(self.stage_task, description=f"stage: {name}")
+        self._line(f"stage: {name}")
 
     def mode(self, mode: str, candidates: int, wanted: int) -> None:
         if self.stage_task is not None:
             self.bar.update(self.stage_task, description="stage: corrupt + verify", total=1, completed=1)
         self.counts[mode] = [0, 0]
         self.mode_tasks[mode] = self.bar.add_task(mode, total=wanted, detail=f"0 tried of {candidates} candidates")
+        self._line(f"{mode}: {wanted} wanted from {candidates} candidates")
 
     def candidate(self, mode: str, row: CandidateRow, accepted: bool, test_runs: int) -> None:
         tried, verified = self.counts[mode]
@@ -69,6 +76,16 @@ class RichProgress(build.Progress):
             self.mode_tasks[mode], advance=int(accepted),
             detail=f"{tried + 1} tried, {verified + int(accepted)} verified, {test_runs} test runs",
         )
+        outcome = "verified" if accepted else "duplicate" if row.status == "verified" else row.status
+        why = f" ({row.reason})" if row.reason and not accepted else ""
+        self._line(
+            f"{mode}: {outcome} {', '.join(row.targets)} in {row.seconds:.1f}s{why}; "
+            f"{verified + int(accepted)} verified of {tried + 1} tried, {test_runs} test runs"
+        )
+
+    def _line(self, text: str) -> None:
+        if self.lines:
+            self.console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     def note(self, message: str) -> None:
         self.console.print(f"[yellow]note:[/] {message}")
