@@ -3,17 +3,32 @@
 A test module for one sandbox kind defines a session-scoped ``sandbox``
 fixture and does ``from sandbox_contract import *``; every test below then
 runs against that sandbox, through the real runner and a real pytest suite
-(``tests/fixtures/repos_run/hostile``) whose tests misbehave on purpose.
+(``tests/fixtures/repos_run/hostile``) whose tests attack on purpose, knowing
+every host path (the contract tells them, in ``plan.json``).
+
+Each attack is a ``probe_*`` function that returns what got through (empty
+when the sandbox held), judged on the host's side: files, sockets,
+processes, what the run reported. The contract asserts each is empty; the
+local sandbox's tests run the same probes with isolation switched off and
+assert each is not, so every protection is shown to be what stops its attack.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
+import uuid
+from pathlib import Path
 
 import pytest
-from repos_run_support import fixture_checkout, tree_digest
+from repos_run_support import fixture_checkout, session_cache, tree_digest
 
 from corrupt.repos.models import Command, Limits
 from corrupt.repos.runner import run_tests
@@ -21,6 +36,7 @@ from corrupt.repos.workspace import Workspace
 
 HOSTILE = "tests/test_hostile.py::"
 SECRET = "s3cret-token-value-7f1c"
+PWNED = "pwned-by-test"
 
 __all__ = [
     "hostile",
@@ -31,6 +47,15 @@ __all__ = [
     "test_contract_per_test_timeout_stops_one_test",
     "test_contract_unbounded_allocation_is_stopped",
     "test_contract_cached_clone_is_byte_identical_after_vandalism",
+    "test_contract_other_processes_and_home_files_keep_their_secrets",
+    "test_contract_no_write_reaches_the_host",
+    "test_contract_committed_symlinks_lead_nowhere",
+    "test_contract_host_unix_sockets_are_unreachable",
+    "test_contract_root_cannot_setns_or_remount_its_way_out",
+    "test_contract_no_daemon_outlives_its_run",
+    "test_contract_fork_bomb_is_bounded",
+    "test_contract_disk_filling_is_bounded",
+    "test_contract_poisoned_report_cannot_hang_or_flood_the_host",
 ]
 
 
@@ -38,6 +63,14 @@ __all__ = [
 def hostile(sandbox, tmp_path_factory):
     checkout = fixture_checkout("hostile", tmp_path_factory)
     return checkout, sandbox.prepare(checkout)
+
+
+def run_hostile(sandbox, env, checkout, name: str, plan: dict, **options):
+    """Run one hostile test in a fresh working copy with ``plan.json``; returns its result."""
+    nodeid = HOSTILE + name
+    with Workspace(checkout) as ws, ws.patched({"plan.json": json.dumps(plan)}):
+        report = run_tests(sandbox, env, ws.path, select=[nodeid], **options)
+    return report.results[nodeid]
 
 
 def test_contract_planted_secret_is_invisible(sandbox, hostile, monkeypatch):
@@ -52,17 +85,20 @@ def test_contract_planted_secret_is_invisible(sandbox, hostile, monkeypatch):
     assert SECRET not in dump.stdout
 
 
-class _Greeter:
-    """A TCP server on the host's 127.0.0.1 that counts who reached it."""
+class _Listener:
+    """A server on the host that counts who reached it (TCP on 127.0.0.1, or a Unix socket)."""
 
-    def __init__(self) -> None:
-        self.server = socket.create_server(("127.0.0.1", 0))
+    def __init__(self, server: socket.socket) -> None:
+        self.server = server
         self.server.settimeout(0.2)
-        self.port = self.server.getsockname()[1]
         self.connections = 0
         self.stopping = False
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
+
+    @property
+    def port(self) -> int:
+        return self.server.getsockname()[1]
 
     def _serve(self) -> None:
         while not self.stopping:
@@ -71,7 +107,7 @@ class _Greeter:
             except OSError:
                 continue
             self.connections += 1
-            with conn:
+            with conn, contextlib.suppress(OSError):  # the client may be gone already
                 conn.sendall(b"hello")
 
     def close(self) -> None:
@@ -80,9 +116,17 @@ class _Greeter:
         self.server.close()
 
 
+def unix_listener(address: str) -> _Listener:
+    """``address``: a path, or an abstract name (no leading ``/``)."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(address if address.startswith("/") else "\0" + address)
+    server.listen()
+    return _Listener(server)
+
+
 @pytest.fixture
 def greeter():
-    server = _Greeter()
+    server = _Listener(socket.create_server(("127.0.0.1", 0)))
     yield server
     server.close()
 
@@ -128,7 +172,7 @@ def test_contract_unbounded_allocation_is_stopped(sandbox, hostile):
     nodeid = HOSTILE + "test_allocates_without_bound"
     with Workspace(checkout) as ws:
         started = time.monotonic()
-        report = run_tests(sandbox, env, ws.path, select=[nodeid], timeout=120, memory_mb=512)
+        report = run_tests(sandbox, env, ws.path, select=[nodeid], timeout=120, limits=Limits(memory_mb=512))
         elapsed = time.monotonic() - started
         direct = sandbox.run(
             env,
@@ -149,10 +193,205 @@ def test_contract_cached_clone_is_byte_identical_after_vandalism(sandbox, hostil
     nodeid = HOSTILE + "test_vandalises_tree"
     with Workspace(checkout) as ws, ws.patched({"clone.txt": str(checkout.path)}):
         report = run_tests(sandbox, env, ws.path, select=[nodeid])
-        # The Sandbox interface returns only ``collect`` paths, so whether the
+        # The Sandbox interface returns only ``collect`` files, so whether the
         # vandalised files reach the working copy is the sandbox's business;
         # the test passing is what shows its writes really happened.
         attempt = ws.path / "clone-attempt.txt"
         assert not attempt.exists() or attempt.read_text() != "written"
     assert report.results[nodeid].outcome == "passed"
     assert tree_digest(checkout.path) == before
+
+
+# -- secrets in other processes and in the user's files ------------------------
+
+
+def planted_home(root: Path) -> Path:
+    """A stand-in for the user's home, with credentials where tools keep them."""
+    home = root / "home"
+    for rel in (".netrc", ".ssh/id_ed25519", ".config/gh/hosts.yml", ".bashrc"):
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(f"token {SECRET}\n")
+    return home
+
+
+def probe_secrets(sandbox, env, checkout, root: Path) -> list[str]:
+    """A host process started with a token (as corrupt may be), and credential files."""
+    home = planted_home(root)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(120)", SECRET],
+        env={"PATH": os.environ.get("PATH", ""), "GITHUB_TOKEN": SECRET},
+    )
+    try:
+        plan = {"secret": SECRET, "read": [str(p) for p in home.rglob("*") if p.is_file()]}
+        result = run_hostile(sandbox, env, checkout, "test_steals_secrets", plan)
+    finally:
+        holder.kill()
+        holder.wait()
+    return [] if result.outcome == "passed" else [result.message or result.outcome]
+
+
+def test_contract_other_processes_and_home_files_keep_their_secrets(sandbox, hostile, tmp_path):
+    leaks = probe_secrets(sandbox, *reversed(hostile), tmp_path)
+    assert leaks == [], leaks
+
+
+# -- writes outside the working copy ---------------------------------------------
+
+
+def write_targets(root: Path, checkout, env, cache: Path) -> tuple[list[Path], list[Path]]:
+    """Folders and files an attacker wants to change: home, the user's repository
+    (its git hooks run at the next commit), the output folder (the store), corrupt's
+    caches (clones, venvs, its uv cache, the graph cache)."""
+    home = planted_home(root)
+    repo, out = root / "user-repo", root / "out"
+    (repo / ".git" / "hooks").mkdir(parents=True)
+    (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\n")
+    out.mkdir()
+    (out / "store.sqlite").write_bytes(b"SQLite format 3\0")
+    folders = [home, repo, repo / ".git" / "hooks", out, checkout.path]
+    for name in ("uv", "graph", "envs"):
+        (cache / name).mkdir(parents=True, exist_ok=True)
+        folders.append(cache / name)
+    if env.kind == "venv":
+        folders += [Path(env.location), *Path(env.location).glob("lib/python*/site-packages")]
+    files = [home / ".bashrc", repo / ".git" / "hooks" / "pre-commit", out / "store.sqlite"]
+    return folders, files
+
+
+def probe_writes(sandbox, env, checkout, root: Path, cache: Path) -> list[str]:
+    folders, files = write_targets(root, checkout, env, cache)
+    before = {f: f.read_bytes() for f in files}
+    plan = {"folders": [str(f) for f in folders], "files": [str(f) for f in files]}
+    result = run_hostile(sandbox, env, checkout, "test_writes_outside", plan)
+    assert result.outcome in ("passed", "failed"), result.message  # the attack ran
+    # Judged on the host only: a write into the box's own private /tmp "succeeds"
+    # inside (the test reports it) without reaching the host folder of that name.
+    changed = [str(f) for f in folders if (f / PWNED).exists()]
+    changed += [str(f) for f in files if f.read_bytes() != before[f]]
+    for folder in folders:  # leave shared caches as they were, whatever happened
+        (folder / PWNED).unlink(missing_ok=True)
+    return changed
+
+
+def test_contract_no_write_reaches_the_host(sandbox, hostile, tmp_path, tmp_path_factory):
+    checkout, env = hostile
+    got = probe_writes(sandbox, env, checkout, tmp_path, session_cache(tmp_path_factory))
+    assert got == [], got
+
+
+def probe_symlinks(sandbox, env, checkout, root: Path) -> list[str]:
+    """Committed symlinks out of the tree: to a secret, to a folder, and as the
+    folder the runner once used for its own files (``.corrupt``)."""
+    secret, outside, runner_dir = root / "secret.txt", root / "outside", root / "runner-dir"
+    secret.write_text(SECRET)
+    outside.mkdir()
+    runner_dir.mkdir()
+    nodeid = HOSTILE + "test_follows_committed_symlinks"
+    with Workspace(checkout) as ws:
+        for name, target in (("leak", secret), ("escape", outside), (".corrupt", runner_dir),
+                             ("inside", Path("data/keep.txt"))):
+            (ws.path / name).symlink_to(target)
+        report = run_tests(sandbox, env, ws.path, select=[nodeid])
+    got = [str(p) for folder in (outside, runner_dir) for p in folder.iterdir()]
+    result = report.results[nodeid]
+    assert result.outcome in ("passed", "failed"), result.message  # the attack ran
+    return got + ([f"read {SECRET}"] if SECRET in (result.message or "") else [])
+
+
+def test_contract_committed_symlinks_lead_nowhere(sandbox, hostile, tmp_path):
+    got = probe_symlinks(sandbox, *reversed(hostile), tmp_path)
+    assert got == [], got
+
+
+# -- the host's sockets, namespaces and process table -----------------------------
+
+
+def probe_unix_sockets(sandbox, env, checkout, root: Path) -> list[str]:
+    path, abstract = str(root / "host.sock"), f"corrupt-contract-{uuid.uuid4().hex[:8]}"
+    listeners = {path: unix_listener(path), abstract: unix_listener(abstract)}
+    try:
+        result = run_hostile(sandbox, env, checkout, "test_connects_to_host_sockets", {"unix": [path, abstract]})
+    finally:
+        for listener in listeners.values():
+            listener.close()
+    reached = [f"{address} reached" for address, listener in listeners.items() if listener.connections]
+    return reached + ([] if result.outcome == "passed" else [result.message or result.outcome])
+
+
+def test_contract_host_unix_sockets_are_unreachable(sandbox, hostile, tmp_path):
+    got = probe_unix_sockets(sandbox, *reversed(hostile), tmp_path)
+    assert got == [], got
+
+
+def test_contract_root_cannot_setns_or_remount_its_way_out(sandbox, hostile, greeter, tmp_path):
+    checkout, env = hostile
+    folders = [checkout.path, *(Path(env.location).glob("lib/python*/site-packages") if env.kind == "venv" else [])]
+    plan = {"port": greeter.port, "folders": [str(f) for f in folders]}
+    result = run_hostile(sandbox, env, checkout, "test_escapes_namespaces", plan)
+    written = [f for f in folders if (f / PWNED).exists()]
+    for folder in written:
+        (folder / PWNED).unlink()
+    assert result.outcome == "passed", result.message
+    assert greeter.connections == 0 and written == []
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+    return found
+
+
+def probe_daemons(sandbox, env, checkout) -> list[str]:
+    marker = f"corrupt-daemon-{uuid.uuid4().hex[:8]}"
+    result = run_hostile(sandbox, env, checkout, "test_leaves_a_daemon", {"marker": marker})
+    deadline = time.monotonic() + 2  # the kernel reaps a dead namespace asynchronously
+    while (alive := _processes_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in alive:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    return [f"daemon {pid} outlived the run" for pid in alive] + (
+        [] if result.outcome == "passed" else [result.message or result.outcome])
+
+
+def test_contract_no_daemon_outlives_its_run(sandbox, hostile):
+    got = probe_daemons(sandbox, *reversed(hostile))
+    assert got == [], got
+
+
+# -- exhaustion ---------------------------------------------------------------------
+
+
+def test_contract_fork_bomb_is_bounded(sandbox, hostile):
+    checkout, env = hostile
+    result = run_hostile(sandbox, env, checkout, "test_forks_without_bound", {},
+                         timeout=60, limits=Limits(max_processes=64))
+    assert result.message and result.message.startswith("forked"), result.message
+    assert int(result.message.split()[1]) < 64
+
+
+def probe_disk(sandbox, env, checkout, limit_mb: int = 128) -> list[str]:
+    """Returns what went past ``limit_mb`` (plus one 16 MB chunk of slack)."""
+    result = run_hostile(sandbox, env, checkout, "test_fills_the_disk", {}, timeout=120,
+                         limits=Limits(disk_mb=limit_mb))
+    assert result.message and result.message.startswith("wrote"), result.message
+    written = json.loads(result.message.split(" ", 1)[1].splitlines()[0])
+    return [f"{where}: {size >> 20} MB" for where, size in written.items() if size > (limit_mb + 16) << 20]
+
+
+def test_contract_disk_filling_is_bounded(sandbox, hostile):
+    got = probe_disk(sandbox, *reversed(hostile))
+    assert got == [], got
+
+
+@pytest.mark.parametrize("poison", ["fifo", "zero", "huge"])
+def test_contract_poisoned_report_cannot_hang_or_flood_the_host(sandbox, hostile, poison):
+    checkout, env = hostile
+    started = time.monotonic()
+    result = run_hostile(sandbox, env, checkout, "test_poisons_its_report", {"report": poison}, timeout=10)
+    assert time.monotonic() - started < 40
+    assert result.outcome != "passed"  # the report was unreadable: the test counts as not run

@@ -13,7 +13,7 @@ from repos_run_support import FIXTURES, fixture_checkout, session_cache
 
 from corrupt.errors import InstallError
 from corrupt.repos.checkout import checkout as check_out
-from corrupt.repos.environment import MARKER, create_environment, discover_test_requirements
+from corrupt.repos.environment import MARKER, create_environment, discover_test_requirements, environment_key
 from corrupt.repos.specs import parse_spec
 
 
@@ -91,24 +91,47 @@ def test_install_failure_names_the_step_and_the_log(tmp_path_factory, tmp_path):
     assert not list((tmp_path / "envs").glob(f"*/{MARKER}"))
 
 
-def test_build_script_cannot_change_the_cached_clone_or_see_secrets(tmp_path, monkeypatch):
-    """setup.py is repository code: it runs with the cached clones read-only and no user secrets."""
-    source = tmp_path / "hostileinstall"
+def hostile_install(tmp_path: Path, isolation: bool) -> tuple[list[str], list[str], str]:
+    """Build the hostileinstall fixture; returns what its setup.py found (secrets) and
+    which host places it changed, and the cached clone's kept file."""
+    secret = "hunter2-planted"
+    source, cache, home, out = (tmp_path / name for name in ("hostileinstall", "cache", "home", "out"))
     shutil.copytree(FIXTURES / "hostileinstall", source)
-    cache, report = tmp_path / "cache", tmp_path / "report.jsonl"
-    (source / "attack.json").write_text(json.dumps({"search": str(cache / "repos"), "report": str(report)}))
+    for folder in (home / ".cache" / "uv", out, cache / "graph"):
+        folder.mkdir(parents=True)
+    (home / ".netrc").write_text(f"machine example.org password {secret}\n")
     cached = check_out(parse_spec(str(source)), cache_dir=cache)
-    monkeypatch.setenv("CORRUPT_PLANTED_SECRET", "hunter2")
+    report = cache / "envs" / environment_key(cached) / "attack.jsonl"  # the venv: writable in the box
+    targets = [home, home / ".cache" / "uv", source, out, cache / "graph", cache / "repos"]
+    plan = {"secret": secret, "read": [str(home / ".netrc")], "write": [str(t) for t in targets],
+            "search": str(cache / "repos"), "report": str(report)}
+    (cached.path / "attack.json").write_text(json.dumps(plan))  # as if committed
+    holder = subprocess.Popen(["sleep", "60"], env={"GITHUB_TOKEN": secret})
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("CORRUPT_PLANTED_SECRET", secret)
+            patch.setenv("UV_PUBLISH_TOKEN", secret)
+            patch.setenv("UV_INDEX_URL", f"https://user:{secret}@pypi.org/simple")  # unreachable creds
+            create_environment(cached, cache_dir=cache, isolation=isolation)
+    finally:
+        holder.kill()
+        holder.wait()
+    found = [f for line in report.read_text().splitlines() for f in json.loads(line)["found"]]
+    changed = [str(t) for t in targets if (t / "pwned-by-build").exists()]
+    return found, changed, (cached.path / "data" / "hostileinstall-keep.txt").read_text()
 
-    env = create_environment(cached, cache_dir=cache)
 
-    attempts = [json.loads(line) for line in report.read_text().splitlines()]
-    assert attempts, "the build script never ran"
-    assert all(a["secret"] is None for a in attempts)
-    writes = [w for a in attempts for w in a["writes"]]
-    assert writes and "written" not in writes  # it found the cached copy and was refused
-    assert (cached.path / "data" / "hostileinstall-keep.txt").read_text() == "keep me\n"
-    assert (Path(env.location) / MARKER).is_file()
+def test_build_script_sees_no_secret_and_changes_nothing_on_the_host(tmp_path):
+    """setup.py is repository code: its box has network but no secrets and no host folders."""
+    found, changed, kept = hostile_install(tmp_path, isolation=True)
+    assert found == [] and changed == []
+    assert kept == "keep me\n"
+
+
+def test_control_without_the_box_the_build_script_gets_everything(tmp_path):
+    found, changed, kept = hostile_install(tmp_path, isolation=False)
+    assert any(f.startswith("/proc/") for f in found) and any(f.endswith(".netrc") for f in found)
+    assert len(changed) == 6 and kept == "vandalised"
 
 
 def test_uv_lock_pins_win_over_the_newest_release(tmp_path_factory):

@@ -1,11 +1,25 @@
-"""The sandbox contract against LocalSandbox, plus what only a local process can show."""
+"""The sandbox contract against LocalSandbox, and the controls that give it teeth.
+
+Each control runs one contract probe with isolation switched off
+(``--no-isolation``) and asserts the attack then gets through: the box, not
+something else, is what stops it.
+"""
 
 from __future__ import annotations
 
 import pytest
 from repos_run_support import session_cache
 from sandbox_contract import *  # noqa: F403
-from sandbox_contract import HOSTILE, _Greeter
+from sandbox_contract import (
+    HOSTILE,
+    SECRET,
+    probe_daemons,
+    probe_disk,
+    probe_secrets,
+    probe_symlinks,
+    probe_unix_sockets,
+    probe_writes,
+)
 
 from corrupt.errors import InputError
 from corrupt.repos.local import LocalSandbox
@@ -19,22 +33,57 @@ def sandbox(tmp_path_factory):
     return LocalSandbox(cache_dir=session_cache(tmp_path_factory))
 
 
-def test_network_namespace_is_what_blocks_the_connection(hostile, tmp_path_factory):
-    """Control for the contract test: without the namespace the same test does connect."""
+@pytest.fixture(scope="module")
+def open_box(tmp_path_factory):
+    return LocalSandbox(cache_dir=session_cache(tmp_path_factory), isolation=False)
+
+
+def test_control_without_the_box_the_host_loopback_is_reached(open_box, hostile, greeter):
     checkout, env = hostile
-    open_box = LocalSandbox(cache_dir=session_cache(tmp_path_factory), isolate_network=False)
-    server = _Greeter()
-    try:
-        nodeid = HOSTILE + "test_connects_to_host_server"
-        with Workspace(checkout) as ws, ws.patched({"port.txt": str(server.port)}):
-            report = run_tests(open_box, env, ws.path, select=[nodeid])
-    finally:
-        server.close()
+    nodeid = HOSTILE + "test_connects_to_host_server"
+    with Workspace(checkout) as ws, ws.patched({"port.txt": str(greeter.port)}):
+        report = run_tests(open_box, env, ws.path, select=[nodeid])
     assert report.results[nodeid].outcome == "passed"
-    assert server.connections == 1
+    assert greeter.connections == 1
+
+
+def test_control_without_the_box_secrets_leak(open_box, hostile, tmp_path):
+    checkout, env = hostile
+    leaks = " ".join(probe_secrets(open_box, env, checkout, tmp_path))
+    assert "/proc/" in leaks and ".netrc" in leaks
+
+
+def test_control_without_the_box_writes_reach_the_host(open_box, hostile, tmp_path, tmp_path_factory):
+    checkout, env = hostile
+    changed = probe_writes(open_box, env, checkout, tmp_path, session_cache(tmp_path_factory))
+    for place in ("home", "hooks", "store.sqlite", "uv", "site-packages"):
+        assert any(place in c for c in changed), (place, changed)
+
+
+def test_control_without_the_box_symlinks_lead_out(open_box, hostile, tmp_path):
+    checkout, env = hostile
+    got = probe_symlinks(open_box, env, checkout, tmp_path)
+    assert any(g.endswith("pwned-by-test") for g in got) and f"read {SECRET}" in got, got
+
+
+def test_control_without_the_box_host_sockets_are_reached(open_box, hostile, tmp_path):
+    checkout, env = hostile
+    assert len([r for r in probe_unix_sockets(open_box, env, checkout, tmp_path) if r.endswith(" reached")]) == 2
+
+
+def test_control_without_the_box_a_daemon_survives(open_box, hostile):
+    checkout, env = hostile
+    assert any("outlived" in v for v in probe_daemons(open_box, env, checkout))
+
+
+def test_control_without_the_box_tmp_is_not_size_limited(open_box, hostile):
+    checkout, env = hostile
+    assert any(v.startswith("tmp:") for v in probe_disk(open_box, env, checkout))
 
 
 def test_get_sandbox_by_name(tmp_path):
     assert isinstance(get_sandbox("local", cache_dir=tmp_path), LocalSandbox)
     with pytest.raises(InputError, match="unknown sandbox 'vm'"):
         get_sandbox("vm")
+
+

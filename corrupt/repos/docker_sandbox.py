@@ -2,10 +2,11 @@
 
 Each repository + commit gets one image (see :mod:`corrupt.repos.images`);
 each command gets a fresh container from it, with the working tree copied in
-(``put_archive``), no network, memory / CPU / process limits and a scrubbed
-environment. The container is removed whatever happens — normal exit,
-timeout, error or Ctrl-C — and the files the caller asked for come back out
-(``get_archive``). Only the ``docker`` package's API is used, so Docker and
+(``put_archive``), no network, memory / CPU / process / file-size limits, a
+size-limited ``/tmp`` and a scrubbed environment. The container is removed
+whatever happens — normal exit, timeout, error or Ctrl-C — and the files the
+caller asked for come back out of its I/O folder (``get_archive``), read
+in memory, only as regular files within a size cap. Only the ``docker`` package's API is used, so Docker and
 Podman's Docker-compatible socket (``DOCKER_HOST=unix:///...``) both work.
 """
 
@@ -40,7 +41,7 @@ from corrupt.repos.images import (
     tree_archive,
 )
 from corrupt.repos.models import Checkout, Command, CommandResult, Environment
-from corrupt.repos.sandbox import Sandbox
+from corrupt.repos.sandbox import MAX_COLLECT_BYTES, Sandbox, io_file_names, with_io_dir
 
 BASE_ENV = {
     "PATH": "/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -61,6 +62,7 @@ _COPY_ATTEMPTS = 3
 _API_TIMEOUT = 300
 LABEL_SANDBOX = "corrupt.sandbox"
 LABEL_TREE = "corrupt.tree"  # lets tests and operators find a run's container
+IO_PATH = "/corrupt-io"  # the run's I/O folder inside the container
 
 
 class DockerSandbox(Sandbox):
@@ -188,23 +190,33 @@ class DockerSandbox(Sandbox):
     # -- runs ------------------------------------------------------------
 
     def run(self, env: Environment, tree: Path, command: Command) -> CommandResult:
+        io_file_names(command)
         tree = Path(tree).resolve()
         limits = command.limits
-        argv = [env.python if i == 0 and arg == "python" else _inside(arg, tree) for i, arg in enumerate(command.argv)]
-        environment = {**BASE_ENV, **{k: _inside(v, tree) for k, v in command.env.items()}}
+        args = with_io_dir(list(command.argv), IO_PATH)
+        argv = [env.python if i == 0 and arg == "python" else _inside(arg, tree) for i, arg in enumerate(args)]
+        values = with_io_dir(list(command.env.values()), IO_PATH)
+        environment = {**BASE_ENV, **{k: _inside(v, tree) for k, v in zip(command.env, values, strict=True)}}
+        largest_file = limits.disk_mb * 1024 * 1024
+        ulimits = [docker.types.Ulimit(name="fsize", soft=largest_file, hard=largest_file)]
+        if limits.cpu_seconds:
+            ulimits.append(docker.types.Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds))
         options: dict = {
             "network_mode": "bridge" if limits.network else "none",
             "mem_limit": f"{limits.memory_mb}m",
             "memswap_limit": f"{limits.memory_mb}m",
             "nano_cpus": int(self.cpus * 1e9),
             "pids_limit": limits.max_processes,
+            "tmpfs": {"/tmp": f"size={limits.disk_mb}m"},
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges"],
+            "ulimits": ulimits,
         }
-        if limits.cpu_seconds:
-            options["ulimits"] = [docker.types.Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds)]
         started = time.monotonic()
         container = None
         try:
             archive = tree_archive(tree)
+            inputs = _io_archive(command.files)
             for attempt in range(1, _COPY_ATTEMPTS + 1):
                 try:
                     container = self.client.containers.create(
@@ -215,6 +227,7 @@ class DockerSandbox(Sandbox):
                     raise SandboxError(f"image {env.location} is gone from the engine; prepare the environment again") from None
                 try:
                     container.put_archive(WORKDIR, archive)
+                    container.put_archive("/", inputs)
                     break
                 except APIError as exc:
                     # Podman's archive endpoint now and then loses its helper process under
@@ -247,9 +260,8 @@ class DockerSandbox(Sandbox):
             # nobody but the kernel sent is the memory limit (as in the local sandbox).
             oom = bool(container.attrs.get("State", {}).get("OOMKilled")) or exit_code == 128 + 9
             killed = "timeout" if timed_out else "memory" if oom else None
-            for rel in command.collect:
-                _copy_out(container, rel, tree)
-            return CommandResult(exit_code, stdout, stderr, duration, timed_out=timed_out, killed=killed)
+            files = {name: data for name in command.collect if (data := _read_out(container, name)) is not None}
+            return CommandResult(exit_code, stdout, stderr, duration, timed_out=timed_out, killed=killed, files=files)
         except (DockerException, requests.RequestException) as exc:
             raise SandboxError(f"container run failed on the engine: {_short(exc)}") from None
         finally:
@@ -262,17 +274,38 @@ def _inside(value: str, tree: Path) -> str:
     return re.sub(re.escape(str(tree)) + r"(?=/|:|$)", WORKDIR, value)
 
 
-def _copy_out(container, rel: str, tree: Path) -> None:
-    """Extract ``WORKDIR/rel`` from the container to ``tree/rel``; a missing path is skipped."""
+def _io_archive(files: dict[str, bytes]) -> bytes:
+    """The I/O folder with the command's input files, owned by root."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        folder = tarfile.TarInfo(IO_PATH.lstrip("/"))
+        folder.type, folder.mode = tarfile.DIRTYPE, 0o777
+        tar.addfile(folder)
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"{folder.name}/{name}")
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _read_out(container, name: str) -> bytes | None:
+    """``IO_PATH/name`` if it is a regular file within the cap; never extracted to disk."""
     try:
-        stream, _ = container.get_archive(f"{WORKDIR}/{rel}")
+        stream, _ = container.get_archive(f"{IO_PATH}/{name}")
     except NotFound:
-        return
-    data = b"".join(stream)
-    destination = (tree / rel).parent
-    destination.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(destination, filter="data")
+        return None
+    chunks, size = [], 0
+    for chunk in stream:
+        size += len(chunk)
+        if size > MAX_COLLECT_BYTES + 1024 * 1024:  # the tar's own headers on top of the cap
+            return None
+        chunks.append(chunk)
+    with tarfile.open(fileobj=io.BytesIO(b"".join(chunks))) as tar:
+        member = tar.next()
+        if member is None or not member.isreg() or member.size > MAX_COLLECT_BYTES:
+            return None
+        handle = tar.extractfile(member)
+        return handle.read() if handle else None
 
 
 def _remove(container) -> None:

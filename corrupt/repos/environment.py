@@ -9,8 +9,16 @@ before site-packages, so the working tree shadows the installed copy.
 
 The project is built from a temporary copy of the clone, because build
 backends write ``build/`` and ``*.egg-info`` into the source folder and the
-cached clone must never change. ``uv`` does the work (it ships as a dependency
-of corrupt); venv + pip is the fallback when it is missing.
+cached clone must never change. A build backend (``setup.py``, a plugin) is
+repository code, so every install step runs in a bubblewrap box like the
+tests do, but with network (it needs the package index): it sees the system,
+the Python, that copy, the venv being built and corrupt's own uv cache, and
+nothing else (not HOME, the cached clones, the user's repository or output
+folder). Installer credentials are not passed in. ``uv`` does the work (it
+ships as a dependency of corrupt) from a cache of corrupt's own, copying
+files into venvs rather than hardlinking them, so nothing a run writes can
+reach another venv or corrupt's own environment; venv + pip is the fallback
+when uv is missing.
 
 A venv counts as cached only when its completion marker exists; the marker is
 written last, so an interrupted or failed install is rebuilt from scratch.
@@ -23,19 +31,20 @@ import fcntl
 import hashlib
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corrupt.cache import cache_root, xdg_cache_home
+from corrupt.cache import cache_root
 from corrupt.errors import InstallError
-from corrupt.repos.isolation import available, read_only
+from corrupt.repos.bubblewrap import HOME, Box, box_argv, interpreter_roots, require_bwrap
 from corrupt.repos.models import Checkout, Environment
+from corrupt.repos.scratch import scratch_dir
 
 MARKER = ".corrupt-complete"
 TEST_NAMES = ("test", "tests", "testing")
@@ -46,10 +55,16 @@ PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 # configuration (index URLs, certificates, proxies) but nothing else.
 _INSTALL_ENV_PREFIXES = ("PIP_", "UV_", "SSL_CERT", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 _INSTALL_ENV_NAMES = ("PATH", "LANG", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
+# Variables that carry credentials, and URLs with a password in them, are not
+# passed to install steps: the build backends that run there are repository code.
+_CREDENTIAL_WORDS = ("TOKEN", "PASSWORD", "SECRET", "CREDENTIAL", "AUTH", "PUBLISH", "KEYRING")
+_URL_WITH_PASSWORD = re.compile(r"://[^/@\s]*:[^/@\s]*@")
 INSTALL_TIMEOUT = 1800.0
+INSTALL_DISK_MB = 8192
 # Part of every environment key: bump it when what an install puts in a venv
-# changes (v2: uv.lock pins first), so no cache keeps an outdated environment.
-RECIPE_VERSION = "2"
+# changes (v2: uv.lock pins first; v3: built in a box on the base interpreter,
+# files copied from corrupt's own uv cache), so no cache keeps an outdated one.
+RECIPE_VERSION = "3"
 
 
 @dataclass
@@ -135,8 +150,14 @@ def locked_requirements(root: Path, extras: list[str], groups: list[str]) -> lis
 
 
 def _install_env() -> dict[str, str]:
-    """The user's installer configuration (index URLs, certificates, proxies) and nothing else."""
-    return {k: v for k, v in os.environ.items() if k in _INSTALL_ENV_NAMES or k.startswith(_INSTALL_ENV_PREFIXES)}
+    """The user's installer configuration (index URLs, certificates, proxies) and nothing else:
+    no credentials, which a build backend could read."""
+    chosen = {k: v for k, v in os.environ.items() if k in _INSTALL_ENV_NAMES or k.startswith(_INSTALL_ENV_PREFIXES)}
+    return {k: v for k, v in chosen.items() if not _is_credential(k, v)}
+
+
+def _is_credential(name: str, value: str) -> bool:
+    return any(word in name.upper() for word in _CREDENTIAL_WORDS) or bool(_URL_WITH_PASSWORD.search(value))
 
 
 def _read_toml(path: Path) -> dict:
@@ -198,35 +219,47 @@ def _tox_deps(root: Path) -> list[str]:
 
 
 class _Installer:
-    """Runs install steps, appending every command and its output to one log."""
+    """Runs install steps in a box with network, appending every command and its output to one log."""
 
-    def __init__(self, log: Path, venv: Path, protect: Path) -> None:
+    def __init__(self, log: Path, venv: Path, source: Path, *, uv_cache: Path, isolation: bool) -> None:
         self.log = log
         self.venv = venv
-        # A build backend (setup.py, a plugin) is repository code: it runs
-        # where the cached clones are read-only, like the tests do.
-        step = read_only(protect)
-        works = available("mount namespace", step, "install steps could change the cached clone")
-        self.preexec = step if works else None
+        self.source = source
         self.python = venv / "bin" / "python"
-        self.env = _install_env()
+        self.base_python = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
         self.uv = _find_uv()
+        self.uv_cache = uv_cache
+        self.bwrap = require_bwrap() if isolation else None
+        self.env = _install_env()
         if self.uv:
-            self.env.setdefault("UV_CACHE_DIR", _uv_cache_dir())
-        self.env["VIRTUAL_ENV"] = str(venv)
+            self.env.update(UV_CACHE_DIR=str(self.uv_cache), UV_LINK_MODE="copy", UV_NO_CONFIG="1")
+        self.env.update(VIRTUAL_ENV=str(venv), HOME=HOME if self.bwrap else str(venv), TMPDIR="/tmp")
         # Cached trees carry no .git, so VCS-versioned builds (setuptools-scm,
         # hatch-vcs) need a stand-in version to build at all.
         self.env.setdefault("SETUPTOOLS_SCM_PRETEND_VERSION", "0.0.0")
+        if not self.bwrap:
+            self.env.pop("TMPDIR")
 
-    def step(self, name: str, argv: list[str], cwd: Path | None = None, home: Path | None = None) -> None:
-        env = dict(self.env, HOME=str(home or self.venv))
+    def _argv(self, argv: list[str]) -> list[str]:
+        if self.bwrap is None:
+            return argv
+        self.venv.mkdir(parents=True, exist_ok=True)
+        self.uv_cache.mkdir(parents=True, exist_ok=True)
+        tools = [Path(self.uv)] if self.uv else []
+        box = Box(
+            read_only=(*tools, *interpreter_roots(self.venv), Path(self.base_python).parent.parent),
+            writable=(self.venv, self.source, self.uv_cache), network=True, tmp_mb=INSTALL_DISK_MB,
+        )
+        return box_argv(self.bwrap, box, argv, self.source)
+
+    def step(self, name: str, argv: list[str]) -> None:
         with self.log.open("a", encoding="utf-8") as fh:
             fh.write(f"\n=== {name}: {' '.join(argv)}\n")
             fh.flush()
             try:
                 proc = subprocess.run(
-                    argv, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT,
-                    timeout=INSTALL_TIMEOUT, preexec_fn=self.preexec,
+                    self._argv(argv), cwd=self.source, env=self.env, stdout=fh, stderr=subprocess.STDOUT,
+                    timeout=INSTALL_TIMEOUT, preexec_fn=_limit_install,
                 )
             except subprocess.TimeoutExpired:
                 raise InstallError(f"install step '{name}' timed out; log: {self.log}") from None
@@ -237,16 +270,23 @@ class _Installer:
 
     def create_venv(self) -> None:
         if self.uv:
-            self.step("create venv", [self.uv, "venv", "--python", sys.executable, str(self.venv)])
+            self.step("create venv", [self.uv, "venv", "--python", self.base_python, str(self.venv)])
         else:
-            self.step("create venv", [sys.executable, "-m", "venv", str(self.venv)])
+            self.step("create venv", [self.base_python, "-m", "venv", str(self.venv)])
 
-    def install(self, name: str, args: list[str], cwd: Path | None = None) -> None:
+    def install(self, name: str, args: list[str]) -> None:
         if self.uv:
             argv = [self.uv, "pip", "install", "--python", str(self.python), *args]
         else:
             argv = [str(self.python), "-m", "pip", "install", "--disable-pip-version-check", *args]
-        self.step(name, argv, cwd=cwd)
+        self.step(name, argv)
+
+
+def _limit_install() -> None:
+    """A build script cannot fill the disk through the log or one huge file."""
+    largest = INSTALL_DISK_MB * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_FSIZE, (largest, largest))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def _find_uv() -> str | None:
@@ -258,11 +298,14 @@ def _find_uv() -> str | None:
         return shutil.which("uv")
 
 
-def _uv_cache_dir() -> str:
-    return str(xdg_cache_home() / "uv")
+def uv_cache_dir(cache_dir: Path | None = None) -> Path:
+    """corrupt's own uv cache: never the user's, which their own environments hardlink from."""
+    return Path(cache_dir or cache_root()) / "uv"
 
 
-def create_environment(checkout: Checkout, *, cache_dir: Path | None = None, progress=None) -> Environment:
+def create_environment(
+    checkout: Checkout, *, cache_dir: Path | None = None, progress=None, isolation: bool = True
+) -> Environment:
     """Return the checkout's venv, building it (and its install log) if not cached."""
     key = environment_key(checkout)
     envs = Path(cache_dir or cache_root()) / "envs"
@@ -275,35 +318,30 @@ def create_environment(checkout: Checkout, *, cache_dir: Path | None = None, pro
     with open(envs / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent builds of one repo: the first builds, the rest wait
         if not (venv / MARKER).is_file():
-            _build(checkout, venv, log, progress, _protected(checkout, cache_dir))
+            _build(checkout, venv, log, progress, uv_cache=uv_cache_dir(cache_dir), isolation=isolation)
     return env
 
 
-def _protected(checkout: Checkout, cache_dir: Path | None) -> Path:
-    """Every cached clone when the checkout is one of them, else just the checkout."""
-    repos = Path(cache_dir or cache_root()) / "repos"
-    return repos if checkout.path.is_relative_to(repos) else checkout.path
-
-
-def _build(checkout: Checkout, venv: Path, log: Path, progress, protect: Path) -> None:
+def _build(checkout: Checkout, venv: Path, log: Path, progress, *, uv_cache: Path, isolation: bool) -> None:
     shutil.rmtree(venv, ignore_errors=True)
     log.write_text(f"corrupt environment for {checkout.name} at {checkout.commit}\n", encoding="utf-8")
     started = time.monotonic()
-    installer = _Installer(log, venv, protect)
-    _say(progress, f"creating venv {venv}")
-    installer.create_venv()
     # Build backends and "-e ." lines write into the source folder: install
     # from a throwaway copy so the cached clone never changes.
-    with tempfile.TemporaryDirectory(prefix="corrupt-build-") as tmp:
-        source = Path(tmp) / "src"
+    tmp = scratch_dir("build-")
+    try:
+        source = tmp / "src"
         shutil.copytree(checkout.path, source, symlinks=True)
+        installer = _Installer(log, venv, source, uv_cache=uv_cache, isolation=isolation)
+        _say(progress, f"creating venv {venv}")
+        installer.create_venv()
         found = discover_test_requirements(source)
         with log.open("a", encoding="utf-8") as fh:
             fh.write(f"\ntest requirements from: {', '.join(found.sources) or 'nothing declared'}\n")
         if found.locked:
             _say(progress, "installing the versions uv.lock pins")
             try:
-                installer.install("locked versions (uv.lock)", found.locked, cwd=source)
+                installer.install("locked versions (uv.lock)", found.locked)
             except InstallError:  # the lock may not fit this platform: unpinned installs still can
                 with log.open("a", encoding="utf-8") as fh:
                     fh.write("\nthe locked versions did not install; going on without the lock\n")
@@ -312,16 +350,18 @@ def _build(checkout: Checkout, venv: Path, log: Path, progress, protect: Path) -
         for req in found.files:
             args += ["-r", str(req)]
         _say(progress, "installing test dependencies")
-        installer.install("test dependencies", args, cwd=source)
+        installer.install("test dependencies", args)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     (venv / MARKER).write_text(f"{time.monotonic() - started:.1f}s\n", encoding="utf-8")
 
 
 def _install_project(installer: _Installer, root: Path, progress) -> None:
     if any((root / name).is_file() for name in PACKAGING_FILES):
         _say(progress, "installing the project")
-        installer.install("project", [str(root)], cwd=root)
+        installer.install("project", [str(root)])
     elif (root / "requirements.txt").is_file():
-        installer.install("requirements.txt", ["-r", str(root / "requirements.txt")], cwd=root)
+        installer.install("requirements.txt", ["-r", str(root / "requirements.txt")])
 
 
 def _say(progress, message: str) -> None:

@@ -1,19 +1,24 @@
-"""The local sandbox: a child process with a scrubbed environment and limits.
+"""The local sandbox: each command runs in a bubblewrap box (see :mod:`corrupt.repos.bubblewrap`).
 
-Isolation, in order of what matters most:
+What a run gets, in order of what matters most:
 
-- **environment**: an allowlist (PATH, locale, a fresh HOME and TMPDIR, the
-  venv) so tokens and API keys in the user's environment never reach
-  repository code;
-- **network**: the child enters a new Linux network namespace (only its own
-  loopback, brought up so suites that serve on 127.0.0.1 still work) when the
-  kernel lets us; otherwise one warning is logged and the run goes ahead;
-- **the cache**: in a private mount namespace corrupt's cache (cached clones,
-  venvs) is bind-mounted read-only, so even a test running as root cannot
-  change a cached clone (same fallback: one warning);
-- **limits**: address space, process count and CPU time via ``setrlimit``;
-- **timeouts**: the child leads its own process group and the whole group is
-  killed, so forked servers and pytest-xdist workers die with it.
+- **a box**: its own user, mount, pid, ipc, uts and network namespaces (only a
+  loopback), no capabilities, the system, the venv and the Python it runs on
+  read-only, the working copy and the run's I/O folder writable, a private
+  size-limited ``/tmp`` with a fresh HOME in it, and nothing else of the host;
+- **an allowlisted environment** (PATH, locale, HOME, TMPDIR, the venv), so
+  tokens and API keys in the user's environment never reach repository code;
+- **limits**: address space, file size and CPU time via ``setrlimit``;
+  processes via RLIMIT_NPROC, or a pids cgroup where the kernel exempts root
+  from it (:mod:`corrupt.repos.cgroups`);
+- **an end**: when the command exits, or is killed at its deadline, the pid
+  namespace takes every process it started with it, daemons included; if
+  corrupt itself dies, the box dies with it.
+
+``isolation=False`` (the CLI's ``--no-isolation``) keeps only the environment
+allowlist, the limits and a process-group kill: repository code can then read
+and write whatever the user can. It exists for machines where no box can be
+built and the user has said they trust the repository.
 """
 
 from __future__ import annotations
@@ -24,112 +29,119 @@ import resource
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 from corrupt.cache import cache_root
+from corrupt.repos.bubblewrap import HOME, Box, box_argv, interpreter_roots, require_bwrap
+from corrupt.repos.cgroups import join, pids_limited
 from corrupt.repos.environment import create_environment
-from corrupt.repos.isolation import available, enter_network_namespace, read_only
 from corrupt.repos.models import Checkout, Command, CommandResult, Environment, Limits
-from corrupt.repos.sandbox import Sandbox
+from corrupt.repos.sandbox import Sandbox, io_file_names, read_outputs, with_io_dir, write_inputs
+from corrupt.repos.scratch import scratch_dir
 
-PASSED_THROUGH = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM")
+PASSED_THROUGH = ("LANG", "LANGUAGE", "TZ", "TERM")
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 TAIL_BYTES = 200_000
-_KILL_SIGNALS = {-signal.SIGKILL, -signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS}
+# A process killed by one of these died of its memory limit; bwrap reports a
+# child's signal as 128 + the signal number.
+_KILL_SIGNALS = {signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS}
+_KILL_CODES = {-s for s in _KILL_SIGNALS} | {128 + s for s in _KILL_SIGNALS}
 
 
 class LocalSandbox(Sandbox):
-    """Runs commands as local processes; environments are cached venvs."""
+    """Runs commands as local processes in bubblewrap boxes; environments are cached venvs."""
 
     name = "local"
 
-    def __init__(self, *, cache_dir: Path | None = None, isolate_network: bool = True) -> None:
+    def __init__(self, *, cache_dir: Path | None = None, isolation: bool = True) -> None:
         self.cache_dir = Path(cache_dir or cache_root())
-        self.isolate_network = isolate_network
+        self.isolation = isolation
+        if isolation:
+            require_bwrap()  # refuse up front, before any work, where no box can be built
 
     def prepare(self, checkout: Checkout, *, progress=None) -> Environment:
-        return create_environment(checkout, cache_dir=self.cache_dir, progress=progress)
-
-    def _isolation_steps(self, limits: Limits) -> list:
-        steps = []
-        if self.isolate_network and not limits.network and available(
-            "network namespace", enter_network_namespace, "repository tests will have network access"
-        ):
-            steps.append(enter_network_namespace)
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        protect = read_only(self.cache_dir)
-        if available("mount namespace", protect, "the cache is protected only by working copies"):
-            steps.append(protect)
-        return steps
+        return create_environment(checkout, cache_dir=self.cache_dir, progress=progress, isolation=self.isolation)
 
     def run(self, env: Environment, tree: Path, command: Command) -> CommandResult:
-        argv = list(command.argv)
-        if argv and argv[0] == "python":
-            argv[0] = env.python
+        io_file_names(command)
+        tree = Path(tree).resolve()
         limits = command.limits
-        steps = self._isolation_steps(limits)
-        scratch = Path(tempfile.mkdtemp(prefix="corrupt-run-"))
+        scratch = scratch_dir("run-")
         try:
-            (scratch / "home").mkdir()
-            (scratch / "tmp").mkdir()
-            child_env = _scrubbed_env(env, scratch)
-            child_env.update(command.env)
-            with open(scratch / "stdout", "wb") as out, open(scratch / "stderr", "wb") as err:
-                started = time.monotonic()
-                proc = subprocess.Popen(
-                    argv,
-                    cwd=tree,
-                    env=child_env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    start_new_session=True,
-                    preexec_fn=_limiter(limits, steps),
-                )
-                timed_out = False
-                try:
-                    proc.wait(timeout=limits.timeout)
-                except subprocess.TimeoutExpired:
-                    timed_out = True
-                finally:
-                    _kill_group(proc.pid)  # also reaps daemons a finished run left behind
-                    proc.wait()
-                duration = time.monotonic() - started
-            stdout = _tail(scratch / "stdout")
-            stderr = _tail(scratch / "stderr")
+            io = scratch / "io"
+            io.mkdir()
+            write_inputs(io, command.files)
+            argv = with_io_dir(list(command.argv), str(io))
+            if argv and argv[0] == "python":
+                argv[0] = env.python
+            if self.isolation:
+                child_env = _scrubbed_env(env, home=HOME, tmp="/tmp")
+                venv = Path(env.location)
+                box = Box(read_only=(venv, *interpreter_roots(venv)), writable=(tree, io),
+                          network=limits.network, tmp_mb=limits.disk_mb)
+                argv = box_argv(require_bwrap(), box, argv, tree)
+            else:
+                for name in ("home", "tmp"):
+                    (scratch / name).mkdir()
+                child_env = _scrubbed_env(env, home=str(scratch / "home"), tmp=str(scratch / "tmp"))
+            child_env.update(zip(command.env, with_io_dir(list(command.env.values()), str(io)), strict=True))
+            result = _run(argv, tree, child_env, limits, scratch)
+            result.files = read_outputs(io, command.collect)
+            return result
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        return CommandResult(
-            exit_code=proc.returncode,
-            stdout=stdout,
-            stderr=stderr,
-            duration=duration,
-            timed_out=timed_out,
-            killed="timeout" if timed_out else _memory_kill(proc.returncode, stderr),
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], limits: Limits, scratch: Path) -> CommandResult:
+    with pids_limited(limits.max_processes) as procs, \
+            open(scratch / "stdout", "wb") as out, open(scratch / "stderr", "wb") as err:
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+            start_new_session=True, preexec_fn=_limiter(limits, procs),
         )
+        timed_out = False
+        try:
+            proc.wait(timeout=limits.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            _kill_group(proc.pid)  # unboxed runs: also reaps daemons a finished run left behind
+            proc.wait()
+        duration = time.monotonic() - started
+    stderr = _tail(scratch / "stderr")
+    return CommandResult(
+        exit_code=proc.returncode,
+        stdout=_tail(scratch / "stdout"),
+        stderr=stderr,
+        duration=duration,
+        timed_out=timed_out,
+        killed="timeout" if timed_out else _memory_kill(proc.returncode, stderr),
+    )
 
 
-def _scrubbed_env(env: Environment, scratch: Path) -> dict[str, str]:
+def _scrubbed_env(env: Environment, *, home: str, tmp: str) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if k in PASSED_THROUGH or k.startswith("LC_")}
-    venv_bin = str(Path(env.location) / "bin")
-    base["PATH"] = os.pathsep.join(p for p in (venv_bin, base.get("PATH", "/usr/bin:/bin")) if p)
     base.update(
-        HOME=str(scratch / "home"),
-        TMPDIR=str(scratch / "tmp"),
+        PATH=f"{Path(env.location) / 'bin'}:{SYSTEM_PATH}",
+        HOME=home,
+        TMPDIR=tmp,
         VIRTUAL_ENV=env.location,
         PYTHONDONTWRITEBYTECODE="1",
     )
     return base
 
 
-def _limiter(limits: Limits, steps: list):
+def _limiter(limits: Limits, procs: Path | None):
     def apply() -> None:
-        for step in steps:
-            step()
+        if procs is not None:
+            join(procs)
         memory = limits.memory_mb * 1024 * 1024
+        largest_file = limits.disk_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (largest_file, largest_file))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if limits.cpu_seconds:
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
@@ -150,7 +162,7 @@ def _tail(path: Path) -> str:
 
 def _memory_kill(exit_code: int | None, stderr: str) -> str | None:
     """A process that died of a signal or on an uncaught MemoryError hit the memory limit."""
-    if exit_code in _KILL_SIGNALS:
+    if exit_code in _KILL_CODES:
         return "memory"
     if exit_code and stderr.rstrip().rsplit("\n", 1)[-1].startswith("MemoryError"):
         return "memory"

@@ -75,6 +75,16 @@ class Limits:
     max_processes: int = 1024
     cpu_seconds: int | None = None
     network: bool = False
+    # Private /tmp size and the largest file a run may write anywhere, so a
+    # test cannot fill the host's memory (tmpfs) or disk.
+    disk_mb: int = 2048
+
+
+# Stands, in a command's argv and env values, for the run's private I/O folder:
+# the sandbox puts ``Command.files`` there and reads ``Command.collect`` back from
+# it. It lives outside the working tree, so nothing the repository commits (a
+# symlink, a FIFO) can redirect what the host writes or reads.
+IO_DIR = "@CORRUPT_IO@"
 
 
 @dataclass
@@ -84,7 +94,8 @@ class Command:
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)  # added on top of the sandbox's scrubbed base
     limits: Limits = field(default_factory=Limits)
-    collect: list[str] = field(default_factory=list)  # paths (relative to the tree) the caller reads back
+    files: dict[str, bytes] = field(default_factory=dict)  # name -> content, placed in IO_DIR first
+    collect: list[str] = field(default_factory=list)  # names in IO_DIR the caller reads back
 
 
 @dataclass
@@ -95,6 +106,8 @@ class CommandResult:
     duration: float
     timed_out: bool = False
     killed: str | None = None  # "timeout", "memory", ... when the sandbox stopped it
+    # The ``collect`` names that came back as regular files within the size cap.
+    files: dict[str, bytes] = field(default_factory=dict)
 
 
 @dataclass

@@ -2,9 +2,10 @@
 
 This file is deliberately standalone (stdlib + pytest, and coverage.py only
 when asked): the repository's own environment does not have ``corrupt``
-installed, so the runner copies this file into the working tree (as
-``.corrupt/_corrupt_pytest_plugin.py``) and loads it with ``-p``. It therefore
-works the same in a local venv and inside a container.
+installed, so the runner hands this file to the sandbox as
+``_corrupt_pytest_plugin.py`` in the run's I/O folder (outside the working
+tree, first on ``PYTHONPATH``) and loads it with ``-p``. It therefore works the
+same in a local venv and inside a container.
 
 It writes JSON lines to ``--corrupt-report``:
 
@@ -205,7 +206,6 @@ def pytest_load_initial_conftests(early_config, parser, args):
     cov = coverage.Coverage(
         data_file=None,
         include=[os.path.join(_ROOT, "*")],
-        omit=[os.path.join(_ROOT, ".corrupt", "*")],
         config_file=False,
     )
     cov.start()

@@ -1,11 +1,11 @@
 """Run a repository's pytest suite in a sandbox and read back a typed report.
 
-The runner knows nothing about how a sandbox works: it copies our standalone
-pytest plugin into the working tree's ``.corrupt/`` folder, builds a
-:class:`Command` (``python -m pytest -p _corrupt_pytest_plugin ...``) whose
-``collect`` lists the result files, and parses the JSON lines the plugin
-wrote. Paths in the command are relative to the tree, so they mean the same
-thing on the host and inside a container.
+The runner knows nothing about how a sandbox works: it hands our standalone
+pytest plugin to the sandbox as an input file of the run's private I/O folder,
+builds a :class:`Command` (``python -m pytest -p _corrupt_pytest_plugin ...``)
+whose ``collect`` names the result files, and parses the JSON lines the plugin
+wrote. It never writes into or reads from the working tree itself, so nothing
+the repository commits there (a symlink, a FIFO) can steer the host.
 
 The tree's import root (``src`` in a src layout, else the tree itself) comes
 first on ``PYTHONPATH`` so the tests import the working tree, corruptions
@@ -15,17 +15,16 @@ included, never the copy installed in the environment.
 from __future__ import annotations
 
 import json
-import shutil
-import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from corrupt.repos.models import Command, Environment, Frame, Limits, TestReport, TestResult
+from corrupt.repos.models import IO_DIR, Command, Environment, Frame, Limits, TestReport, TestResult
 from corrupt.repos.sandbox import Sandbox
 
 PLUGIN_SOURCE = Path(__file__).with_name("pytest_plugin.py")
 PLUGIN_MODULE = "_corrupt_pytest_plugin"
-RUN_DIR = ".corrupt"
+REPORT, COVERAGE, SELECT = "report.jsonl", "coverage.json", "select.txt"
 TAIL_LINES = 40
 # --continue-on-collection-errors: a corruption that breaks one test module's
 # import must not hide the results of every other module.
@@ -58,58 +57,52 @@ def run_tests(
     timeout: float = 60.0,
     per_test_timeout: float | None = None,
     coverage: bool = False,
-    memory_mb: int | None = None,
+    limits: Limits | None = None,
 ) -> TestReport:
     """Run pytest in ``tree`` (all tests, or only the ``select`` nodeids).
 
     ``max_failures`` stops the run after that many failing tests (a failure
     budget for screening); ``timeout`` bounds the whole run and
-    ``per_test_timeout`` each test. With ``coverage`` the report's
-    ``line_coverage`` attribute maps file -> line -> nodeids.
+    ``per_test_timeout`` each test; ``limits`` sets the rest of the run's
+    :class:`Limits`. With ``coverage`` the report's ``line_coverage``
+    attribute maps file -> line -> nodeids.
     """
     tree = Path(tree)
-    run_id = uuid.uuid4().hex[:12]
-    run_dir = tree / RUN_DIR
-    run_dir.mkdir(exist_ok=True)
-    shutil.copyfile(PLUGIN_SOURCE, run_dir / f"{PLUGIN_MODULE}.py")
-    report_rel = f"{RUN_DIR}/report-{run_id}.jsonl"
-    cover_rel = f"{RUN_DIR}/coverage-{run_id}.json"
-    select_rel = f"{RUN_DIR}/select-{run_id}.txt"
-
+    files = {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE.read_bytes()}
     extra_env = test_command(tree)[1]
-    argv = [*BASE_ARGV, f"--corrupt-report={report_rel}"]
-    extra_env["PYTHONPATH"] = f"{RUN_DIR}:{extra_env['PYTHONPATH']}"
-    collect = [report_rel]
+    argv = [*BASE_ARGV, f"--corrupt-report={IO_DIR}/{REPORT}"]
+    extra_env["PYTHONPATH"] = f"{IO_DIR}:{extra_env['PYTHONPATH']}"
+    collect = [REPORT]
     if select is not None:
-        (tree / select_rel).write_text("".join(f"{n}\n" for n in select), encoding="utf-8")
-        argv += [f"--corrupt-select={select_rel}", *_test_files(tree, select)]
+        files[SELECT] = "".join(f"{n}\n" for n in select).encode("utf-8")
+        argv += [f"--corrupt-select={IO_DIR}/{SELECT}", *_test_files(tree, select)]
     if max_failures:
         argv.append(f"--maxfail={max_failures}")
     if per_test_timeout:
         argv.append(f"--corrupt-test-timeout={per_test_timeout}")
     if coverage:
-        argv.append(f"--corrupt-coverage={cover_rel}")
-        collect.append(cover_rel)
-    limits = Limits(timeout=timeout, memory_mb=memory_mb) if memory_mb else Limits(timeout=timeout)
-    try:
-        result = sandbox.run(env, tree, Command(argv=argv, env=extra_env, limits=limits, collect=collect))
-        report, started = _parse(tree / report_rel, select)
-        output = (result.stdout + result.stderr).splitlines()
-        report.duration = result.duration
-        report.exit_code = result.exit_code
-        report.timed_out = result.timed_out
-        report.output_tail = "\n".join(output[-TAIL_LINES:])
-        if result.timed_out:
-            _mark_unfinished(report, started, "Timeout", "killed by the whole-run timeout")
-        elif result.killed:
-            _mark_unfinished(report, started, "Killed", f"the sandbox stopped the run ({result.killed})")
-        elif select is not None and not report.stopped_early:
-            _mark_missing(report, select)
-        if coverage:
-            report.line_coverage = _read_coverage(tree / cover_rel)
-        return report
-    finally:
-        shutil.rmtree(run_dir, ignore_errors=True)  # leave the working tree as it was
+        argv.append(f"--corrupt-coverage={IO_DIR}/{COVERAGE}")
+        collect.append(COVERAGE)
+    limits = replace(limits or Limits(), timeout=timeout)
+    command = Command(argv=argv, env=extra_env, limits=limits, files=files, collect=collect)
+    result = sandbox.run(env, tree, command)
+    report, started = _parse(result.files.get(REPORT))
+    output = (result.stdout + result.stderr).splitlines()
+    report.duration = result.duration
+    report.exit_code = result.exit_code
+    report.timed_out = result.timed_out
+    report.output_tail = "\n".join(output[-TAIL_LINES:])
+    if result.timed_out:
+        _mark_unfinished(report, started, "Timeout", "killed by the whole-run timeout")
+    elif result.killed:
+        _mark_unfinished(report, started, "Killed", f"the sandbox stopped the run ({result.killed})")
+    elif select is not None and not report.stopped_early:
+        _mark_missing(report, select)
+    if select is not None and REPORT not in result.files:  # gone, or swapped for a FIFO, a link, a huge file
+        _mark_missing(report, select, "the run's report is missing or unreadable")
+    if coverage:
+        report.line_coverage = _read_coverage(result.files.get(COVERAGE))
+    return report
 
 
 def _test_files(tree: Path, select: Sequence[str]) -> list[str]:
@@ -118,16 +111,18 @@ def _test_files(tree: Path, select: Sequence[str]) -> list[str]:
     return [f for f in files if (tree / f).exists()]
 
 
-def _parse(path: Path, select: Sequence[str] | None) -> tuple[TestReport, list[str]]:
+def _parse(data: bytes | None) -> tuple[TestReport, list[str]]:
     """The report, and the tests that started (the last may not have finished)."""
     report = TestReport(results={}, duration=0.0, exit_code=None)
     started: list[str] = []
-    if not path.is_file():
+    if data is None:
         return report, started
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in data.decode("utf-8", errors="replace").splitlines():
         try:
             record = json.loads(line)
         except json.JSONDecodeError:  # a line cut short by a kill
+            continue
+        if not isinstance(record, dict):  # the file is the test's to scribble on
             continue
         kind = record.get("kind")
         if kind == "start":
@@ -156,10 +151,10 @@ def _mark_unfinished(report: TestReport, started: list[str], exc_type: str, mess
             report.results[nodeid] = TestResult(nodeid, "failed", exc_type=exc_type, message=message)
 
 
-def _mark_missing(report: TestReport, select: Sequence[str]) -> None:
+def _mark_missing(report: TestReport, select: Sequence[str], reason: str | None = None) -> None:
     """A selected test that never reported (its module or conftest failed to
     import, or it no longer exists) counts as an error, not as silently absent."""
-    fallback = report.output_tail.strip().splitlines()[-1:] or ["the test did not run"]
+    fallback = [reason] if reason else report.output_tail.strip().splitlines()[-1:] or ["the test did not run"]
     for nodeid in select:
         if nodeid in report.results:
             continue
@@ -170,8 +165,11 @@ def _mark_missing(report: TestReport, select: Sequence[str]) -> None:
         )
 
 
-def _read_coverage(path: Path) -> dict[str, dict[int, list[str]]]:
-    if not path.is_file():
+def _read_coverage(data: bytes | None) -> dict[str, dict[int, list[str]]]:
+    if data is None:
         return {}
-    raw = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        raw = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return {}
     return {file: {int(line): ids for line, ids in lines.items()} for file, lines in raw.items()}

@@ -1,0 +1,127 @@
+"""The local sandbox's box, built by bubblewrap (``bwrap``).
+
+Why bubblewrap: it assembles a root file system from nothing, in fresh
+namespaces, without privileges (through user namespaces) and without a
+daemon; Flatpak runs untrusted applications the same way. A box sees:
+
+- the system (``/usr`` and its ``/bin``, ``/lib`` links), a short list of
+  ``/etc`` files and the Python a venv runs on, all read-only;
+- the host folders a caller names, read-only or writable, at their own paths;
+- a private, size-limited ``/tmp`` (HOME is ``/tmp/home``), a minimal ``/dev``
+  and its own ``/proc``;
+
+and nothing else: not the user's home, corrupt's caches, other processes'
+``/proc`` entries, host Unix sockets. It has its own user, mount, pid, ipc,
+uts, cgroup and (unless asked otherwise) network namespaces, with only a
+loopback. Every capability is dropped, even when corrupt runs as root; no
+nested user namespace can win them back; the box dies with its parent, and
+when its command exits the pid namespace ends every process left in it.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from corrupt.errors import SandboxError
+
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC = (
+    "passwd", "group", "hosts", "nsswitch.conf", "localtime", "timezone", "ld.so.cache", "ld.so.conf",
+    "ld.so.conf.d", "alternatives", "mime.types", "protocols", "services", "host.conf", "gai.conf",
+    "os-release",
+)
+# What a box with network needs to resolve names and check certificates.
+ETC_NETWORK = ("resolv.conf", "ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies")
+HOME = "/tmp/home"
+UNSAFE_HINT = "or pass --no-isolation to run repository code unconfined (unsafe)"
+
+
+@dataclass(frozen=True)
+class Box:
+    """What one box sees besides the system: host folders at their own paths."""
+
+    read_only: tuple[Path, ...] = ()
+    writable: tuple[Path, ...] = ()
+    network: bool = False
+    tmp_mb: int = 2048
+
+
+def box_argv(bwrap: str, box: Box, argv: list[str], cwd: Path) -> list[str]:
+    """The bwrap command line that runs ``argv`` in ``box`` with ``cwd`` as working directory."""
+    args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+            "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+    if box.network:
+        args.append("--share-net")
+    for path in SYSTEM:
+        target = Path(path)
+        if target.is_symlink():
+            args += ["--symlink", str(target.readlink()), path]
+        elif target.is_dir():
+            args += ["--ro-bind", path, path]
+    for name in ETC + (ETC_NETWORK if box.network else ()):
+        if (Path("/etc") / name).exists():
+            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    size = str(box.tmp_mb * 1024 * 1024)
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm",
+             "--size", size, "--tmpfs", "/tmp", "--dir", HOME]
+    for folder in box.read_only:
+        args += ["--ro-bind", str(folder), str(folder)]
+    for folder in box.writable:
+        args += ["--bind", str(folder), str(folder)]
+    # The root bwrap assembles is an unbounded tmpfs: nothing may write there.
+    args += ["--remount-ro", "/", "--chdir", str(cwd), "--", *argv]
+    return args
+
+
+def interpreter_roots(venv: Path) -> list[Path]:
+    """Folders a venv's ``bin/python`` needs besides the venv: the base Python's prefix."""
+    roots: list[Path] = []
+    config = venv / "pyvenv.cfg"
+    homes = [line.split("=", 1)[1].strip() for line in _lines(config) if line.split("=", 1)[0].strip() == "home"]
+    candidates = [Path(home).parent for home in homes]
+    python = venv / "bin" / "python"
+    if python.exists():
+        candidates.append(python.resolve().parent.parent)
+    for candidate in candidates:
+        for path in (candidate, candidate.resolve()):
+            if path.is_dir() and not _under_system(path) and path not in roots:
+                roots.append(path)
+    return roots
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _under_system(path: Path) -> bool:
+    return any(path == Path(root) or path.is_relative_to(root) for root in SYSTEM)
+
+
+@functools.cache
+def require_bwrap() -> str:
+    """The path of a bwrap that can build a box here, or a one-line error saying what is missing."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxError(
+            "the local sandbox needs bubblewrap, which is not installed: apt-get install bubblewrap "
+            "(scripts/bootstrap.sh does it when run as root), or use --sandbox docker, " + UNSAFE_HINT
+        )
+    try:
+        proc = subprocess.run(box_argv(bwrap, Box(), ["true"], Path("/")), capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as exc:
+        proc = subprocess.CompletedProcess([], 1, "", str(exc))
+    if proc.returncode != 0:
+        reason = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        raise SandboxError(
+            f"bubblewrap cannot build a sandbox on this machine ({reason}): it needs unprivileged user "
+            "namespaces (sysctl user.max_user_namespaces > 0 and kernel.unprivileged_userns_clone=1, or an "
+            "AppArmor profile that allows bwrap), or run as root; or use --sandbox docker, " + UNSAFE_HINT
+        )
+    return bwrap
