@@ -71,6 +71,8 @@ def build(
     corruptor: str = typer.Option("procedural", help="procedural | llm"),
     sandbox: str = typer.Option("local", help="local | docker"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
+    no_isolation: bool = typer.Option(
+        False, "--no-isolation", help="UNSAFE: run repository code without the local sandbox's box"),
     min_failing: int = typer.Option(5, help="previously passing tests that must fail"),
     min_lines: int = typer.Option(5, help="minimum code lines of a target function"),
     min_covering: int = typer.Option(5, help="minimum tests covering a target function"),
@@ -92,7 +94,7 @@ def build(
         repo=repo, out=out, mode=mode, n=n, slice=slice_, centrality_pct=centrality_pct,
         complexity_pct=complexity_pct, complexity_metric=complexity_metric, functions=functions,
         max_distance=max_distance, seed=seed, jobs=jobs, corruptor=corruptor, sandbox=sandbox,
-        base_image=base_image, min_failing=min_failing, min_lines=min_lines, min_covering=min_covering,
+        base_image=base_image, isolation=not no_isolation, min_failing=min_failing, min_lines=min_lines, min_covering=min_covering,
         time_limit=time_limit, full_suite_screening=full_suite_screening, deletion_style=deletion_style,
         min_stars=min_stars, api_url=api_url, llm_base_url=llm_base_url, llm_model=llm_model,
     )
@@ -120,6 +122,8 @@ def baseline(
     time_limit: float = typer.Option(60.0, help="seconds the suite may take"),
     sandbox: str = typer.Option("local", help="local | docker"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
+    no_isolation: bool = typer.Option(
+        False, "--no-isolation", help="UNSAFE: run repository code without the local sandbox's box"),
 ) -> None:
     """Check that a repository's suite is green, fast and stable; map tests to functions."""
     from corrupt.graph import build_code_graph
@@ -129,9 +133,9 @@ def baseline(
     from corrupt.repos.sandboxes import get_sandbox
     from corrupt.repos.specs import parse_spec
 
+    box = get_sandbox(sandbox, base_image=base_image, isolation=not no_isolation)
     with err_console.status("checking out") as status:
         pinned = checkout(parse_spec(repo))
-        box = get_sandbox(sandbox, **({"base_image": base_image} if base_image else {}))
         try:
             status.update("preparing the environment")
             env = box.prepare(pinned, progress=status.update)

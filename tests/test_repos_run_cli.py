@@ -16,8 +16,10 @@ from corrupt.errors import (
     InstallError,
     NoTestsError,
     RedBaselineError,
+    SandboxError,
     SuiteTooSlowError,
 )
+from corrupt.repos.bubblewrap import require_bwrap
 
 MINISHOP = FIXTURES.parents[2] / "examples" / "minishop"
 
@@ -76,6 +78,24 @@ def test_missing_path_is_a_one_line_input_error(cli, tmp_path):
     result = cli(str(tmp_path / "nowhere"))
     assert result.exit_code == InputError.exit_code
     assert "no such repository" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_no_bubblewrap_is_refused_before_any_work_with_how_to_get_it(cli, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap (and no git, uv) on it
+    require_bwrap.cache_clear()
+    try:
+        result = cli(fixture_copy("calc", tmp_path))
+    finally:
+        require_bwrap.cache_clear()
+    assert result.exit_code == SandboxError.exit_code, result.output
+    assert "apt-get install bubblewrap" in result.output and "--no-isolation" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_no_isolation_runs_unboxed_and_docker_cannot_be_unboxed(cli, tmp_path):
+    assert cli(fixture_copy("calc", tmp_path), "--no-isolation").exit_code == 0
+    refused = cli(fixture_copy("calc", tmp_path / "again"), "--no-isolation", "--sandbox", "docker")
+    assert refused.exit_code == InputError.exit_code and "always isolated" in refused.output
 
 
 def test_exit_codes_are_distinct():

@@ -13,7 +13,12 @@ from repos_run_support import FIXTURES, fixture_checkout, session_cache
 
 from corrupt.errors import InstallError
 from corrupt.repos.checkout import checkout as check_out
-from corrupt.repos.environment import MARKER, create_environment, discover_test_requirements, environment_key
+from corrupt.repos.environment import (
+    MARKER,
+    create_environment,
+    discover_test_requirements,
+    environment_key,
+)
 from corrupt.repos.specs import parse_spec
 
 

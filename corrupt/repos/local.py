@@ -57,6 +57,7 @@ class LocalSandbox(Sandbox):
     def __init__(self, *, cache_dir: Path | None = None, isolation: bool = True) -> None:
         self.cache_dir = Path(cache_dir or cache_root())
         self.isolation = isolation
+        self.name = "local" if isolation else "local-unisolated"  # baselines are cached per name
         if isolation:
             require_bwrap()  # refuse up front, before any work, where no box can be built
 

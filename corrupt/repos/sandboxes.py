@@ -8,16 +8,21 @@ from corrupt.repos.sandbox import Sandbox
 SANDBOXES = ("local", "docker")
 
 
-def get_sandbox(name: str, **options) -> Sandbox:
-    """``"local"`` (the default, needs nothing) or ``"docker"`` (needs a container engine)."""
+def get_sandbox(name: str, *, base_image: str | None = None, isolation: bool = True, **options) -> Sandbox:
+    """``"local"`` (the default: a bubblewrap box, or with ``isolation=False`` none at
+    all) or ``"docker"`` (needs a container engine; always isolated)."""
     if name == "local":
+        if base_image:
+            raise InputError("--base-image only applies with --sandbox docker")
         from corrupt.repos.local import LocalSandbox
 
-        return LocalSandbox(**options)
+        return LocalSandbox(isolation=isolation, **options)
     if name == "docker":
+        if not isolation:
+            raise InputError("--no-isolation only applies to the local sandbox; containers are always isolated")
         try:
             from corrupt.repos.docker_sandbox import DockerSandbox
         except ImportError as exc:
             raise SandboxError(f"the docker sandbox is not available ({exc}); use --sandbox local") from None
-        return DockerSandbox(**options)
+        return DockerSandbox(base_image=base_image, **options)
     raise InputError(f"unknown sandbox {name!r}; choose one of: {', '.join(SANDBOXES)}")

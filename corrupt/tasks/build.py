@@ -57,6 +57,7 @@ class BuildOptions:
     corruptor: str = "procedural"
     sandbox: str = "local"
     base_image: str | None = None
+    isolation: bool = True  # False: --no-isolation, repository code runs unconfined (unsafe)
     min_failing: int = 5
     min_lines: int = 5
     min_covering: int = 5
@@ -138,8 +139,6 @@ class Build:
             raise InputError("--jobs must be at least 1")
         if options.functions < 2:
             raise InputError("--functions must be at least 2 for multi-function tasks")
-        if options.base_image and options.sandbox != "docker":
-            raise InputError("--base-image only applies with --sandbox docker")
         if options.corruptor not in ("procedural", "llm"):
             raise InputError(f"unknown corruptor {options.corruptor!r}; choose procedural or llm")
         if options.deletion_style not in ("raise", "pass"):
@@ -167,6 +166,8 @@ class Build:
         o = self.o
         spec_ = slice_spec(o.slice, o.centrality_pct, o.complexity_pct)
         llm = self._llm_corruptor() if o.corruptor == "llm" else None
+        # Before any work: a machine where no sandbox can be built is refused here.
+        sandbox = get_sandbox(o.sandbox, base_image=o.base_image, isolation=o.isolation)
         with self._stage("checkout"):
             checkout = do_checkout(parse_spec(o.repo), min_stars=o.min_stars, api_url=o.api_url)
         store = Store.open(o.out, create=True)
@@ -183,7 +184,6 @@ class Build:
             for skipped in graph.skipped:
                 self.progress.note(f"skipped {skipped.file}: {skipped.reason}")
             with ExitStack() as stack:
-                sandbox = get_sandbox(o.sandbox, **({"base_image": o.base_image} if o.base_image else {}))
                 stack.callback(sandbox.close)
                 with self._stage("environment"):
                     env = sandbox.prepare(checkout)
