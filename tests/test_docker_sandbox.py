@@ -21,7 +21,7 @@ from docker_engine import engine_client, find_engine, folder_checkout, write_fil
 
 from corrupt.errors import SandboxError
 from corrupt.repos.docker_sandbox import LABEL_TREE, DockerSandbox
-from corrupt.repos.models import Command, Limits
+from corrupt.repos.models import IO_DIR, Command, Limits
 from corrupt.repos.runner import run_tests
 from corrupt.repos.workspace import Workspace
 
@@ -132,18 +132,16 @@ def test_tree_goes_in_collected_files_come_out_clone_untouched(sandbox, contract
         names = sorted(str(p) for p in pathlib.Path('.').rglob('*.py'))
         shutil.rmtree('src')
         pathlib.Path('tests/test_double.py').write_text('vandalised')
-        os.makedirs('.corrupt/out', exist_ok=True)
-        pathlib.Path('.corrupt/out/seen.txt').write_text('\\n'.join(names))
+        io = pathlib.Path(os.environ['IO'])
+        (io / 'seen.txt').write_text(io.joinpath('given.txt').read_text() + '\\n'.join(names))
         """)
-    command.collect = [".corrupt/out/seen.txt", ".corrupt/never-written.txt"]
+    command.env["IO"] = IO_DIR
+    command.files = {"given.txt": b"given\n"}
+    command.collect = ["seen.txt", "never-written.txt"]
     result = sandbox.run(env, tree, command)
     assert result.exit_code == 0, result.stderr
-    seen = (tree / ".corrupt/out/seen.txt").read_text().splitlines()
-    assert seen == ["src/contractpkg/__init__.py", "tests/test_double.py"]
-    (tree / ".corrupt/out/seen.txt").unlink()
-    (tree / ".corrupt/out").rmdir()
-    (tree / ".corrupt").rmdir()
-    assert digest(tree) == tree_before  # only collected paths come back
+    assert result.files == {"seen.txt": b"given\nsrc/contractpkg/__init__.py\ntests/test_double.py"}
+    assert digest(tree) == tree_before  # nothing comes back into the tree
     assert digest(checkout.path) == clone_before
 
 

@@ -62,7 +62,8 @@ _COPY_ATTEMPTS = 3
 _API_TIMEOUT = 300
 LABEL_SANDBOX = "corrupt.sandbox"
 LABEL_TREE = "corrupt.tree"  # lets tests and operators find a run's container
-IO_PATH = "/corrupt-io"  # the run's I/O folder inside the container
+IO_PATH = "/corrupt-io"
+_OPEN_FILES = 8192  # the run's I/O folder inside the container
 
 
 class DockerSandbox(Sandbox):
@@ -198,7 +199,13 @@ class DockerSandbox(Sandbox):
         values = with_io_dir(list(command.env.values()), IO_PATH)
         environment = {**BASE_ENV, **{k: _inside(v, tree) for k, v in zip(command.env, values, strict=True)}}
         largest_file = limits.disk_mb * 1024 * 1024
-        ulimits = [docker.types.Ulimit(name="fsize", soft=largest_file, hard=largest_file)]
+        # Podman fills in nofile and nproc (at values over its own limits, which
+        # fails the start) as soon as any ulimit is given: set all three.
+        ulimits = [
+            docker.types.Ulimit(name="fsize", soft=largest_file, hard=largest_file),
+            docker.types.Ulimit(name="nofile", soft=_OPEN_FILES, hard=_OPEN_FILES),
+            docker.types.Ulimit(name="nproc", soft=limits.max_processes, hard=limits.max_processes),
+        ]
         if limits.cpu_seconds:
             ulimits.append(docker.types.Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds))
         options: dict = {
