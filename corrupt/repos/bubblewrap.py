@@ -7,8 +7,10 @@ daemon; Flatpak runs untrusted applications the same way. A box sees:
 - the system (``/usr`` and its ``/bin``, ``/lib`` links), a short list of
   ``/etc`` files and the Python a venv runs on, all read-only;
 - the host folders a caller names, read-only or writable, at their own paths;
-- a private, size-limited ``/tmp`` (HOME is ``/tmp/home``), a minimal ``/dev``
-  and its own ``/proc``;
+- a private, size-limited ``/tmp`` (HOME is ``/tmp/home``) and ``/dev/shm``, a
+  read-only minimal ``/dev``, its own ``/proc`` with ``/proc/sys`` read-only
+  (as root, the box's uid is the host's root: sysctls check the uid, not
+  capabilities, and ``kernel.core_pattern`` runs a program as host root);
 
 and nothing else: not the user's home, corrupt's caches, other processes'
 ``/proc`` entries, host Unix sockets. It has its own user, mount, pid, ipc,
@@ -21,8 +23,10 @@ when its command exits the pid namespace ends every process left in it.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,7 +70,8 @@ def box_argv(bwrap: str, box: Box, argv: list[str], cwd: Path) -> list[str]:
         if (Path("/etc") / name).exists():
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
     size = str(box.tmp_mb * 1024 * 1024)
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm",
+    args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
+             "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
              "--size", size, "--tmpfs", "/tmp", "--dir", HOME]
     for folder in box.read_only:
         args += ["--ro-bind", str(folder), str(folder)]
@@ -77,27 +82,16 @@ def box_argv(bwrap: str, box: Box, argv: list[str], cwd: Path) -> list[str]:
     return args
 
 
-def interpreter_roots(venv: Path) -> list[Path]:
-    """Folders a venv's ``bin/python`` needs besides the venv: the base Python's prefix."""
+def interpreter_roots() -> list[Path]:
+    """Folders the venvs corrupt makes need besides themselves: the prefix of the base
+    Python they are created from (corrupt's own). Taken from this process, never from
+    a venv's files, which an install step (repository code) could have rewritten."""
+    executable = Path(os.path.realpath(getattr(sys, "_base_executable", sys.executable)))
     roots: list[Path] = []
-    config = venv / "pyvenv.cfg"
-    homes = [line.split("=", 1)[1].strip() for line in _lines(config) if line.split("=", 1)[0].strip() == "home"]
-    candidates = [Path(home).parent for home in homes]
-    python = venv / "bin" / "python"
-    if python.exists():
-        candidates.append(python.resolve().parent.parent)
-    for candidate in candidates:
-        for path in (candidate, candidate.resolve()):
-            if path.is_dir() and not _under_system(path) and path not in roots:
-                roots.append(path)
+    for path in (Path(sys.base_prefix), Path(sys.base_prefix).resolve(), executable.parent.parent):
+        if path.is_dir() and not _under_system(path) and path not in roots:
+            roots.append(path)
     return roots
-
-
-def _lines(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return []
 
 
 def _under_system(path: Path) -> bool:

@@ -15,10 +15,11 @@ tests do, but with network (it needs the package index): it sees the system,
 the Python, that copy, the venv being built and corrupt's own uv cache, and
 nothing else (not HOME, the cached clones, the user's repository or output
 folder). Installer credentials are not passed in. ``uv`` does the work (it
-ships as a dependency of corrupt) from a cache of corrupt's own, copying
-files into venvs rather than hardlinking them, so nothing a run writes can
-reach another venv or corrupt's own environment; venv + pip is the fallback
-when uv is missing.
+ships as a dependency of corrupt) with a cache that lives only as long as
+one environment's build: any install step can run code of the repository's
+choosing (its dependencies' build scripts too), so a shared cache would let
+one repository poison the packages of every venv built after it, corrupt's
+own included. venv + pip is the fallback when uv is missing.
 
 A venv counts as cached only when its completion marker exists; the marker is
 written last, so an interrupted or failed install is rebuilt from scratch.
@@ -31,7 +32,6 @@ import fcntl
 import hashlib
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -43,8 +43,9 @@ from pathlib import Path
 from corrupt.cache import cache_root
 from corrupt.errors import InstallError
 from corrupt.repos.bubblewrap import HOME, Box, box_argv, interpreter_roots, require_bwrap
-from corrupt.repos.models import Checkout, Environment
-from corrupt.repos.scratch import scratch_dir
+from corrupt.repos.limits import confined
+from corrupt.repos.models import Checkout, Environment, Limits
+from corrupt.repos.scratch import remove_tree, scratch_dir
 
 MARKER = ".corrupt-complete"
 TEST_NAMES = ("test", "tests", "testing")
@@ -55,16 +56,20 @@ PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 # configuration (index URLs, certificates, proxies) but nothing else.
 _INSTALL_ENV_PREFIXES = ("PIP_", "UV_", "SSL_CERT", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 _INSTALL_ENV_NAMES = ("PATH", "LANG", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
-# Variables that carry credentials, and URLs with a password in them, are not
-# passed to install steps: the build backends that run there are repository code.
-_CREDENTIAL_WORDS = ("TOKEN", "PASSWORD", "SECRET", "CREDENTIAL", "AUTH", "PUBLISH", "KEYRING")
-_URL_WITH_PASSWORD = re.compile(r"://[^/@\s]*:[^/@\s]*@")
+# Variables that carry credentials, and URLs with user information or a token
+# in them, are not passed to install steps: the build backends that run there
+# are repository code.
+_CREDENTIAL_WORDS = ("TOKEN", "PASSWORD", "SECRET", "CREDENTIAL", "AUTH", "PUBLISH", "KEYRING", "USERNAME",
+                     "_PAT", "KEY")
+_URL_WITH_CREDENTIALS = re.compile(r"://[^/\s]*@|[?&](token|key|password|secret|auth)[^=&]*=", re.IGNORECASE)
 INSTALL_TIMEOUT = 1800.0
-INSTALL_DISK_MB = 8192
+# Compilers need room; the limits are there to stop a runaway, not a build.
+INSTALL_LIMITS = Limits(timeout=INSTALL_TIMEOUT, memory_mb=8192, max_processes=4096, disk_mb=8192)
 # Part of every environment key: bump it when what an install puts in a venv
 # changes (v2: uv.lock pins first; v3: built in a box on the base interpreter,
 # files copied from corrupt's own uv cache), so no cache keeps an outdated one.
 RECIPE_VERSION = "3"
+MARKER_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 
 
 @dataclass
@@ -139,10 +144,16 @@ def locked_requirements(root: Path, extras: list[str], groups: list[str]) -> lis
     argv = [uv, "export", "--frozen", "--no-hashes", "--no-header", "--no-annotate",
             "--no-emit-project", "--no-default-groups"]
     argv += [f"--extra={name}" for name in extras] + [f"--group={name}" for name in groups]
+    # It runs on the host: the repository's own uv settings ([tool.uv], uv.toml)
+    # must not steer it (a cache-dir there would make it write anywhere).
+    cache = scratch_dir("uv-export-")
+    env = dict(_install_env(), UV_NO_CONFIG="1", UV_OFFLINE="1", UV_CACHE_DIR=str(cache))
     try:
-        proc = subprocess.run(argv, cwd=root, env=_install_env(), capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.SubprocessError):
         return []
+    finally:
+        remove_tree(cache)
     if proc.returncode != 0:
         return []
     lines = (line.strip() for line in proc.stdout.splitlines())
@@ -157,7 +168,7 @@ def _install_env() -> dict[str, str]:
 
 
 def _is_credential(name: str, value: str) -> bool:
-    return any(word in name.upper() for word in _CREDENTIAL_WORDS) or bool(_URL_WITH_PASSWORD.search(value))
+    return any(word in name.upper() for word in _CREDENTIAL_WORDS) or bool(_URL_WITH_CREDENTIALS.search(value))
 
 
 def _read_toml(path: Path) -> dict:
@@ -246,10 +257,8 @@ class _Installer:
         self.venv.mkdir(parents=True, exist_ok=True)
         self.uv_cache.mkdir(parents=True, exist_ok=True)
         tools = [Path(self.uv)] if self.uv else []
-        box = Box(
-            read_only=(*tools, *interpreter_roots(self.venv), Path(self.base_python).parent.parent),
-            writable=(self.venv, self.source, self.uv_cache), network=True, tmp_mb=INSTALL_DISK_MB,
-        )
+        box = Box(read_only=(*tools, *interpreter_roots()), writable=(self.venv, self.source, self.uv_cache),
+                  network=True, tmp_mb=INSTALL_LIMITS.disk_mb)
         return box_argv(self.bwrap, box, argv, self.source)
 
     def step(self, name: str, argv: list[str]) -> None:
@@ -257,10 +266,11 @@ class _Installer:
             fh.write(f"\n=== {name}: {' '.join(argv)}\n")
             fh.flush()
             try:
-                proc = subprocess.run(
-                    self._argv(argv), cwd=self.source, env=self.env, stdout=fh, stderr=subprocess.STDOUT,
-                    timeout=INSTALL_TIMEOUT, preexec_fn=_limit_install,
-                )
+                with confined(INSTALL_LIMITS) as preexec:
+                    proc = subprocess.run(
+                        self._argv(argv), cwd=self.source, env=self.env, stdout=fh, stderr=subprocess.STDOUT,
+                        timeout=INSTALL_TIMEOUT, preexec_fn=preexec,
+                    )
             except subprocess.TimeoutExpired:
                 raise InstallError(f"install step '{name}' timed out; log: {self.log}") from None
             except OSError as exc:
@@ -282,13 +292,6 @@ class _Installer:
         self.step(name, argv)
 
 
-def _limit_install() -> None:
-    """A build script cannot fill the disk through the log or one huge file."""
-    largest = INSTALL_DISK_MB * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_FSIZE, (largest, largest))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
 def _find_uv() -> str | None:
     try:
         import uv
@@ -296,11 +299,6 @@ def _find_uv() -> str | None:
         return uv.find_uv_bin()
     except (ImportError, FileNotFoundError):
         return shutil.which("uv")
-
-
-def uv_cache_dir(cache_dir: Path | None = None) -> Path:
-    """corrupt's own uv cache: never the user's, which their own environments hardlink from."""
-    return Path(cache_dir or cache_root()) / "uv"
 
 
 def create_environment(
@@ -318,12 +316,12 @@ def create_environment(
     with open(envs / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent builds of one repo: the first builds, the rest wait
         if not (venv / MARKER).is_file():
-            _build(checkout, venv, log, progress, uv_cache=uv_cache_dir(cache_dir), isolation=isolation)
+            _build(checkout, venv, log, progress, isolation=isolation)
     return env
 
 
-def _build(checkout: Checkout, venv: Path, log: Path, progress, *, uv_cache: Path, isolation: bool) -> None:
-    shutil.rmtree(venv, ignore_errors=True)
+def _build(checkout: Checkout, venv: Path, log: Path, progress, *, isolation: bool) -> None:
+    remove_tree(venv)
     log.write_text(f"corrupt environment for {checkout.name} at {checkout.commit}\n", encoding="utf-8")
     started = time.monotonic()
     # Build backends and "-e ." lines write into the source folder: install
@@ -332,7 +330,7 @@ def _build(checkout: Checkout, venv: Path, log: Path, progress, *, uv_cache: Pat
     try:
         source = tmp / "src"
         shutil.copytree(checkout.path, source, symlinks=True)
-        installer = _Installer(log, venv, source, uv_cache=uv_cache, isolation=isolation)
+        installer = _Installer(log, venv, source, uv_cache=tmp / "uv-cache", isolation=isolation)
         _say(progress, f"creating venv {venv}")
         installer.create_venv()
         found = discover_test_requirements(source)
@@ -352,8 +350,12 @@ def _build(checkout: Checkout, venv: Path, log: Path, progress, *, uv_cache: Pat
         _say(progress, "installing test dependencies")
         installer.install("test dependencies", args)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    (venv / MARKER).write_text(f"{time.monotonic() - started:.1f}s\n", encoding="utf-8")
+        remove_tree(tmp)
+    # The venv was the build's to write: whatever it left at the marker's name
+    # (a link to a host file) is replaced, never followed.
+    (venv / MARKER).unlink(missing_ok=True)
+    with os.fdopen(os.open(venv / MARKER, MARKER_FLAGS, 0o644), "w") as marker:
+        marker.write(f"{time.monotonic() - started:.1f}s\n")
 
 
 def _install_project(installer: _Installer, root: Path, progress) -> None:

@@ -8,9 +8,9 @@ What a run gets, in order of what matters most:
   size-limited ``/tmp`` with a fresh HOME in it, and nothing else of the host;
 - **an allowlisted environment** (PATH, locale, HOME, TMPDIR, the venv), so
   tokens and API keys in the user's environment never reach repository code;
-- **limits**: address space, file size and CPU time via ``setrlimit``;
-  processes via RLIMIT_NPROC, or a pids cgroup where the kernel exempts root
-  from it (:mod:`corrupt.repos.cgroups`);
+- **limits**: address space, file size, processes and CPU time via
+  ``setrlimit``, plus pids and memory cgroups where rlimits fall short
+  (:mod:`corrupt.repos.limits`);
 - **an end**: when the command exits, or is killed at its deadline, the pid
   namespace takes every process it started with it, daemons included; if
   corrupt itself dies, the box dies with it.
@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import resource
-import shutil
 import signal
 import subprocess
 import time
@@ -34,11 +32,11 @@ from pathlib import Path
 
 from corrupt.cache import cache_root
 from corrupt.repos.bubblewrap import HOME, Box, box_argv, interpreter_roots, require_bwrap
-from corrupt.repos.cgroups import join, pids_limited
 from corrupt.repos.environment import create_environment
+from corrupt.repos.limits import confined
 from corrupt.repos.models import Checkout, Command, CommandResult, Environment, Limits
 from corrupt.repos.sandbox import Sandbox, io_file_names, read_outputs, with_io_dir, write_inputs
-from corrupt.repos.scratch import scratch_dir
+from corrupt.repos.scratch import remove_tree, scratch_dir
 
 PASSED_THROUGH = ("LANG", "LANGUAGE", "TZ", "TERM")
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -79,7 +77,7 @@ class LocalSandbox(Sandbox):
             if self.isolation:
                 child_env = _scrubbed_env(env, home=HOME, tmp="/tmp")
                 venv = Path(env.location)
-                box = Box(read_only=(venv, *interpreter_roots(venv)), writable=(tree, io),
+                box = Box(read_only=(venv, *interpreter_roots()), writable=(tree, io),
                           network=limits.network, tmp_mb=limits.disk_mb)
                 argv = box_argv(require_bwrap(), box, argv, tree)
             else:
@@ -91,16 +89,15 @@ class LocalSandbox(Sandbox):
             result.files = read_outputs(io, command.collect)
             return result
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_tree(scratch)
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str], limits: Limits, scratch: Path) -> CommandResult:
-    with pids_limited(limits.max_processes) as procs, \
-            open(scratch / "stdout", "wb") as out, open(scratch / "stderr", "wb") as err:
+    with confined(limits) as preexec, open(scratch / "stdout", "wb") as out, open(scratch / "stderr", "wb") as err:
         started = time.monotonic()
         proc = subprocess.Popen(
             argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-            start_new_session=True, preexec_fn=_limiter(limits, procs),
+            start_new_session=True, preexec_fn=preexec,
         )
         timed_out = False
         try:
@@ -132,22 +129,6 @@ def _scrubbed_env(env: Environment, *, home: str, tmp: str) -> dict[str, str]:
         PYTHONDONTWRITEBYTECODE="1",
     )
     return base
-
-
-def _limiter(limits: Limits, procs: Path | None):
-    def apply() -> None:
-        if procs is not None:
-            join(procs)
-        memory = limits.memory_mb * 1024 * 1024
-        largest_file = limits.disk_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (largest_file, largest_file))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if limits.cpu_seconds:
-            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-
-    return apply
 
 
 def _kill_group(pgid: int) -> None:

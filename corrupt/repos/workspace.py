@@ -5,18 +5,23 @@ Every test run happens here, never in the cache: the copy leaves out ``.git``
 code in its object store) and byte-code caches. ``patched`` swaps file
 contents in and puts the exact original bytes back afterwards, so one
 workspace serves many candidate corruptions.
+
+Tests run in this tree and may leave anything in it, symlinks out of it
+included, so every write corrupt makes here re-checks the real path of the
+folder it writes into and never follows a link at the file itself.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from corrupt.errors import InputError
+from corrupt.errors import InputError, SandboxError
 from corrupt.repos.models import Checkout
+from corrupt.repos.scratch import remove_tree, scratch_dir
 
 IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.pyc")
 
@@ -24,9 +29,8 @@ IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.pyc")
 class Workspace:
     """``with Workspace(checkout) as ws: ws.path`` is a throwaway copy of ``checkout.path``."""
 
-    def __init__(self, checkout: Checkout, *, parent: Path | None = None) -> None:
+    def __init__(self, checkout: Checkout) -> None:
         self.checkout = checkout
-        self._parent = parent
         self._root: Path | None = None
 
     @property
@@ -36,7 +40,7 @@ class Workspace:
         return self._root / "tree"
 
     def __enter__(self) -> Workspace:
-        self._root = Path(tempfile.mkdtemp(prefix="corrupt-ws-", dir=self._parent))
+        self._root = scratch_dir("ws-")
         shutil.copytree(self.checkout.path, self._root / "tree", symlinks=True, ignore=IGNORED)
         return self
 
@@ -45,31 +49,63 @@ class Workspace:
 
     def close(self) -> None:
         if self._root is not None:
-            shutil.rmtree(self._root, ignore_errors=True)
+            remove_tree(self._root)
             self._root = None
 
     def _resolve(self, relative: str) -> Path:
-        target = (self.path / relative).resolve()
-        if not target.is_relative_to(self.path.resolve()):
+        """The file's path with its folder's real path, which must lie inside the tree."""
+        tree = self.path.resolve()
+        target = tree / relative
+        folder = target.parent.resolve()
+        if not folder.is_relative_to(tree) or target.name in ("", ".", ".."):
             raise InputError(f"path {relative!r} is outside the working copy")
-        return target
+        return folder / target.name
 
     @contextmanager
     def patched(self, files: dict[str, str]) -> Iterator[Path]:
         """Write ``files`` (relative path -> text) and restore the originals exactly on exit."""
-        saved: dict[Path, bytes | None] = {}
+        saved: dict[str, bytes | None] = {}
         try:
             for relative, text in files.items():
                 target = self._resolve(relative)
-                if target not in saved:
-                    saved[target] = target.read_bytes() if target.exists() else None
+                if relative not in saved:
+                    saved[relative] = _read_regular(target)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                with open(target, "w", encoding="utf-8", newline="") as fh:
-                    fh.write(text)
+                _write_no_follow(self._resolve(relative), text.encode("utf-8"))
             yield self.path
         finally:
-            for target, original in saved.items():
+            for relative, original in saved.items():
+                try:
+                    target = self._resolve(relative)
+                except InputError:  # a test swapped a folder for a link out of the tree
+                    raise SandboxError(
+                        f"a test replaced the folder of {relative} with a link out of the working copy"
+                    ) from None
                 if original is None:
-                    target.unlink(missing_ok=True)
+                    _unlink(target)
                 else:
-                    target.write_bytes(original)
+                    _write_no_follow(target, original)
+
+
+def _read_regular(path: Path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def _unlink(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        remove_tree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _write_no_follow(path: Path, data: bytes) -> None:
+    """Replace whatever is at ``path`` (a link, a FIFO, a folder) with a regular file."""
+    _unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
