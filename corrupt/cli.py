@@ -28,6 +28,10 @@ console = Console()
 err_console = Console(stderr=True)
 
 
+UNSAFE_WARNING = ("[bold yellow]warning:[/] --no-isolation: the repository's code runs unconfined, "
+                  "with your access to files, network and processes")
+
+
 def friendly(fn):
     """Turn CorruptError (and Ctrl-C) into a one-line message and an exit code."""
 
@@ -88,6 +92,8 @@ def build(
     from corrupt.tasks.build import Build, BuildOptions
     from corrupt.tasks.progress import RichProgress, stage_table, summary_table
 
+    if no_isolation:
+        err_console.print(UNSAFE_WARNING)
     if out is None:
         out = Path("out") / Path(repo.split("@")[0].rstrip("/")).name
     options = BuildOptions(
@@ -134,6 +140,8 @@ def baseline(
     from corrupt.repos.specs import parse_spec
 
     box = get_sandbox(sandbox, base_image=base_image, isolation=not no_isolation)
+    if no_isolation:
+        err_console.print(UNSAFE_WARNING)
     with err_console.status("checking out") as status:
         pinned = checkout(parse_spec(repo))
         try:

@@ -30,6 +30,8 @@ from pathlib import Path
 import pytest
 from repos_run_support import fixture_checkout, session_cache, tree_digest
 
+from corrupt.errors import SandboxError
+from corrupt.repos.limits import memory_cgroups
 from corrupt.repos.models import Command, Limits
 from corrupt.repos.runner import run_tests
 from corrupt.repos.workspace import Workspace
@@ -56,6 +58,9 @@ __all__ = [
     "test_contract_fork_bomb_is_bounded",
     "test_contract_disk_filling_is_bounded",
     "test_contract_poisoned_report_cannot_hang_or_flood_the_host",
+    "test_contract_sysctls_cannot_be_written",
+    "test_contract_restoring_a_patched_file_never_follows_a_link",
+    "test_contract_memory_outside_the_heap_is_bounded",
 ]
 
 
@@ -395,3 +400,43 @@ def test_contract_poisoned_report_cannot_hang_or_flood_the_host(sandbox, hostile
     result = run_hostile(sandbox, env, checkout, "test_poisons_its_report", {"report": poison}, timeout=10)
     assert time.monotonic() - started < 40
     assert result.outcome != "passed"  # the report was unreadable: the test counts as not run
+
+
+# -- what the red team found --------------------------------------------------------
+
+
+def probe_sysctls(sandbox, env, checkout) -> list[str]:
+    result = run_hostile(sandbox, env, checkout, "test_opens_sysctl_for_writing", {})
+    return [] if result.outcome == "passed" else [result.message or result.outcome]
+
+
+def test_contract_sysctls_cannot_be_written(sandbox, hostile):
+    got = probe_sysctls(sandbox, *reversed(hostile))
+    assert got == [], got
+
+
+@pytest.mark.parametrize("folder", [False, True], ids=["file", "folder"])
+def test_contract_restoring_a_patched_file_never_follows_a_link(sandbox, hostile, tmp_path, folder):
+    """A test swaps a patched file (or its folder) for a link to a host folder; the
+    host's restore after the run must not write there."""
+    checkout, env = hostile
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    plan = json.dumps({"victim": str(victim), "folder": folder})
+    with Workspace(checkout) as ws:
+        try:
+            with ws.patched({"plan.json": plan, "data/keep.txt": "patched\n", "tests/conftest.py": ""}):
+                run_tests(sandbox, env, ws.path, select=[HOSTILE + "test_swaps_files_for_links"])
+        except SandboxError as exc:  # a swapped folder is refused, not written through
+            assert folder and "link out of the working copy" in str(exc)
+    assert list(victim.iterdir()) == []
+
+
+def test_contract_memory_outside_the_heap_is_bounded(sandbox, hostile):
+    checkout, env = hostile
+    if getattr(sandbox, "name", "") == "local" and not memory_cgroups():
+        pytest.skip("no memory cgroup for corrupt here: tmpfs and memfd pages are bounded only by the tmpfs sizes")
+    result = run_hostile(sandbox, env, checkout, "test_hoards_memory_outside_the_heap", {},
+                         timeout=60, limits=Limits(memory_mb=256, disk_mb=128))
+    held = result.message or ""
+    assert result.exc_type == "Killed" or (held.startswith("held") and int(held.split()[1]) <= 256 + 128), held

@@ -93,7 +93,8 @@ def test_no_bubblewrap_is_refused_before_any_work_with_how_to_get_it(cli, monkey
 
 
 def test_no_isolation_runs_unboxed_and_docker_cannot_be_unboxed(cli, tmp_path):
-    assert cli(fixture_copy("calc", tmp_path), "--no-isolation").exit_code == 0
+    unboxed = cli(fixture_copy("calc", tmp_path), "--no-isolation")
+    assert unboxed.exit_code == 0 and "warning: --no-isolation" in unboxed.output
     refused = cli(fixture_copy("calc", tmp_path / "again"), "--no-isolation", "--sandbox", "docker")
     assert refused.exit_code == InputError.exit_code and "always isolated" in refused.output
 

@@ -19,7 +19,10 @@ from corrupt.repos.environment import (
     discover_test_requirements,
     environment_key,
 )
+from corrupt.repos.local import LocalSandbox
+from corrupt.repos.models import Command
 from corrupt.repos.specs import parse_spec
+from corrupt.repos.workspace import Workspace
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -96,20 +99,23 @@ def test_install_failure_names_the_step_and_the_log(tmp_path_factory, tmp_path):
     assert not list((tmp_path / "envs").glob(f"*/{MARKER}"))
 
 
-def hostile_install(tmp_path: Path, isolation: bool) -> tuple[list[str], list[str], str]:
-    """Build the hostileinstall fixture; returns what its setup.py found (secrets) and
-    which host places it changed, and the cached clone's kept file."""
+def hostile_install(tmp_path: Path, isolation: bool) -> dict:
+    """Build the hostileinstall fixture; returns what its setup.py found (secrets),
+    which host places it changed, and what its traps in the venv achieved."""
     secret = "hunter2-planted"
     source, cache, home, out = (tmp_path / name for name in ("hostileinstall", "cache", "home", "out"))
     shutil.copytree(FIXTURES / "hostileinstall", source)
     for folder in (home / ".cache" / "uv", out, cache / "graph"):
         folder.mkdir(parents=True)
     (home / ".netrc").write_text(f"machine example.org password {secret}\n")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("untouched")
     cached = check_out(parse_spec(str(source)), cache_dir=cache)
     report = cache / "envs" / environment_key(cached) / "attack.jsonl"  # the venv: writable in the box
     targets = [home, home / ".cache" / "uv", source, out, cache / "graph", cache / "repos"]
     plan = {"secret": secret, "read": [str(home / ".netrc")], "write": [str(t) for t in targets],
-            "search": str(cache / "repos"), "report": str(report)}
+            "search": str(cache / "repos"), "report": str(report), "home": str(home),
+            "marker_victim": str(victim)}
     (cached.path / "attack.json").write_text(json.dumps(plan))  # as if committed
     holder = subprocess.Popen(["sleep", "60"], env={"GITHUB_TOKEN": secret})
     try:
@@ -117,26 +123,36 @@ def hostile_install(tmp_path: Path, isolation: bool) -> tuple[list[str], list[st
             patch.setenv("CORRUPT_PLANTED_SECRET", secret)
             patch.setenv("UV_PUBLISH_TOKEN", secret)
             patch.setenv("UV_INDEX_URL", f"https://user:{secret}@pypi.org/simple")  # unreachable creds
-            create_environment(cached, cache_dir=cache, isolation=isolation)
+            box = LocalSandbox(cache_dir=cache, isolation=isolation)
+            env = box.prepare(cached)
     finally:
         holder.kill()
         holder.wait()
-    found = [f for line in report.read_text().splitlines() for f in json.loads(line)["found"]]
-    changed = [str(t) for t in targets if (t / "pwned-by-build").exists()]
-    return found, changed, (cached.path / "data" / "hostileinstall-keep.txt").read_text()
+    lines = [json.loads(line) for line in report.read_text().splitlines()]
+    with Workspace(cached) as ws:  # does the venv's pyvenv.cfg open the home to the tests?
+        peek = box.run(env, ws.path, Command(["python", "-c", f"print(open({str(home / '.netrc')!r}).read())"]))
+    return {
+        "found": [f for line in lines for f in line["found"]],
+        "changed": [str(t) for t in targets if (t / "pwned-by-build").exists()],
+        "kept": (cached.path / "data" / "hostileinstall-keep.txt").read_text(),
+        "victim": victim.read_text(),
+        "uv cache kept": [line["uv_cache"] for line in lines if Path(line["uv_cache"], "poisoned").exists()],
+        "home seen by tests": secret in peek.stdout,
+    }
 
 
 def test_build_script_sees_no_secret_and_changes_nothing_on_the_host(tmp_path):
-    """setup.py is repository code: its box has network but no secrets and no host folders."""
-    found, changed, kept = hostile_install(tmp_path, isolation=True)
-    assert found == [] and changed == []
-    assert kept == "keep me\n"
+    """setup.py is repository code: its box has network but no secrets and no host folders,
+    and nothing it leaves in the venv steers the host or later boxes."""
+    got = hostile_install(tmp_path, isolation=True)
+    assert got == {"found": [], "changed": [], "kept": "keep me\n", "victim": "untouched",
+                   "uv cache kept": [], "home seen by tests": False}
 
 
 def test_control_without_the_box_the_build_script_gets_everything(tmp_path):
-    found, changed, kept = hostile_install(tmp_path, isolation=False)
-    assert any(f.startswith("/proc/") for f in found) and any(f.endswith(".netrc") for f in found)
-    assert len(changed) == 6 and kept == "vandalised"
+    got = hostile_install(tmp_path, isolation=False)
+    assert any(f.startswith("/proc/") for f in got["found"]) and any(f.endswith(".netrc") for f in got["found"])
+    assert len(got["changed"]) == 6 and got["kept"] == "vandalised" and got["home seen by tests"]
 
 
 def test_uv_lock_pins_win_over_the_newest_release(tmp_path_factory):

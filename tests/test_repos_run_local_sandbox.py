@@ -7,6 +7,8 @@ something else, is what stops it.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from repos_run_support import session_cache
 from sandbox_contract import *  # noqa: F403
@@ -17,6 +19,7 @@ from sandbox_contract import (
     probe_disk,
     probe_secrets,
     probe_symlinks,
+    probe_sysctls,
     probe_unix_sockets,
     probe_writes,
 )
@@ -79,6 +82,12 @@ def test_control_without_the_box_a_daemon_survives(open_box, hostile):
 def test_control_without_the_box_tmp_is_not_size_limited(open_box, hostile):
     checkout, env = hostile
     assert any(v.startswith("tmp:") for v in probe_disk(open_box, env, checkout))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root's uid opens sysctls for writing")
+def test_control_without_the_box_root_opens_sysctls_for_writing(open_box, hostile):
+    checkout, env = hostile
+    assert any("core_pattern" in got for got in probe_sysctls(open_box, env, checkout))
 
 
 def test_get_sandbox_by_name(tmp_path):

@@ -116,6 +116,6 @@ def require_bwrap() -> str:
         raise SandboxError(
             f"bubblewrap cannot build a sandbox on this machine ({reason}): it needs unprivileged user "
             "namespaces (sysctl user.max_user_namespaces > 0 and kernel.unprivileged_userns_clone=1, or an "
-            "AppArmor profile that allows bwrap), or run as root; or use --sandbox docker, " + UNSAFE_HINT
+            "AppArmor profile that allows bwrap), or use --sandbox docker, " + UNSAFE_HINT
         )
     return bwrap

@@ -50,6 +50,11 @@ def confined(limits: Limits) -> Iterator[Callable[[], None]]:
             _remove(group)
 
 
+def memory_cgroups() -> bool:
+    """Whether runs here get a memory cgroup (else only RLIMIT_AS and tmpfs sizes bound RAM)."""
+    return "memory" in _parents()
+
+
 def _enter(groups: list[Path], limits: Limits) -> None:
     for group in groups:
         with open(group / "cgroup.procs", "w") as handle:
