@@ -194,3 +194,14 @@ def test_parallel_parsing_gives_the_same_facts(src_layout):
     parallel = parse_all(sources, contents, keys, _Cache(None), workers=2, parallel_min_lines=0)
     assert parallel == serial
     assert len(serial) == len(sources)
+
+
+def test_committed_links_are_never_read(tmp_path):
+    """A repository may commit ``mod.py -> /dev/zero`` (a hang) or a link to a secret."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "real.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "pkg" / "zero.py").symlink_to("/dev/zero")
+    (tmp_path / "pkg" / "alias.py").symlink_to(tmp_path / "pkg" / "real.py")
+    _, files = discover(tmp_path)
+    assert [f.path for f in files] == ["pkg/__init__.py", "pkg/real.py"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,6 +99,8 @@ def discover(root: Path, exclude: tuple[str, ...] = DEFAULT_EXCLUDES) -> tuple[s
                 continue
             if not all(p.isidentifier() for p in (*rel_dir, filename[:-3])):
                 continue  # not importable under a dotted name
+            if not stat.S_ISREG(os.lstat(os.path.join(dirpath, filename)).st_mode):
+                continue  # a committed link may lead to /dev/zero or a secret: never read it
             name, is_package = module_name(parts)
             files.append(SourceFile("/".join((*prefix, *parts)), name, is_package))
     files.sort(key=lambda f: f.path)

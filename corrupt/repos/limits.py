@@ -15,10 +15,12 @@ empty group, so a live one is never touched).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import itertools
 import os
 import resource
+import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,7 +28,9 @@ from pathlib import Path
 from corrupt.repos.models import Limits
 
 PREFIX = "corrupt-run-"
+PR_SET_PDEATHSIG = 1
 _counter = itertools.count()
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
 @contextlib.contextmanager
@@ -56,6 +60,9 @@ def memory_cgroups() -> bool:
 
 
 def _enter(groups: list[Path], limits: Limits) -> None:
+    # Die with corrupt from the first instruction on: bwrap's own --die-with-parent
+    # starts only once its set-up is done, and a kill during set-up orphans it.
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     for group in groups:
         with open(group / "cgroup.procs", "w") as handle:
             handle.write("0\n")
