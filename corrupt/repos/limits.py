@@ -160,15 +160,17 @@ def _delegate(parent: Path, controller: str) -> bool:
 
 
 def _remove(group: Path) -> None:
-    """Remove the group once the kernel has finished reaping its processes."""
-    for _ in range(50):
+    """Remove the group once the kernel has finished reaping its processes (within a
+    millisecond or two of the run's end; a group still busy after a second is left
+    for a later sweep)."""
+    for _ in range(1000):
         try:
             group.rmdir()
             return
         except FileNotFoundError:
             return
         except OSError:
-            time.sleep(0.02)
+            time.sleep(0.001)
 
 
 def _sweep(parent: Path) -> None:
