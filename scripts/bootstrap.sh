@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create .venv (with uv, fetched from PyPI into a bootstrap venv) and install
-# corrupt with its development extras; install bubblewrap, which the local
-# sandbox builds its boxes with, where this machine lets us (root and apt-get).
+# corrupt with its development extras; install bubblewrap (the local sandbox
+# builds its boxes with it) and slirp4netns (the install box's network) where
+# this machine lets us (root and apt-get).
 # Idempotent: reruns are fast.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,13 +19,13 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/uv pip install --quiet --python .venv/bin/python -e ".[dev]"
     touch "$stamp"
 fi
-if ! command -v bwrap >/dev/null; then
+if ! command -v bwrap >/dev/null || ! command -v slirp4netns >/dev/null; then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-        echo "bootstrap: installing bubblewrap (the local sandbox) from Debian" >&2
-        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; } >&2 \
-            || echo "bootstrap: could not install bubblewrap; the local sandbox will refuse to run" >&2
+        echo "bootstrap: installing bubblewrap and slirp4netns (the local sandbox) from Debian" >&2
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap slirp4netns; } >&2 \
+            || echo "bootstrap: could not install bubblewrap and slirp4netns; see README, Running untrusted code" >&2
     else
-        echo "bootstrap: bubblewrap (bwrap) is missing and the local sandbox needs it:" \
-             "install it (apt-get/dnf/pacman install bubblewrap), or use --sandbox docker" >&2
+        echo "bootstrap: the local sandbox needs bubblewrap (bwrap) and, for install steps, slirp4netns:" \
+             "install them (apt-get/dnf/pacman install bubblewrap slirp4netns), or use --sandbox docker" >&2
     fi
 fi

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 from repos_run_support import FIXTURES, fixture_checkout, session_cache
+from sandbox_contract import _Listener, unix_listener
 
 from corrupt.errors import InstallError
 from corrupt.repos.checkout import checkout as check_out
@@ -113,9 +116,12 @@ def hostile_install(tmp_path: Path, isolation: bool) -> dict:
     cached = check_out(parse_spec(str(source)), cache_dir=cache)
     report = cache / "envs" / environment_key(cached) / "attack.jsonl"  # the venv: writable in the box
     targets = [home, home / ".cache" / "uv", source, out, cache / "graph", cache / "repos"]
+    tcp = _Listener(socket.create_server(("127.0.0.1", 0)))
+    abstract = f"corrupt-install-{uuid.uuid4().hex[:8]}"
+    unix = unix_listener(abstract)
     plan = {"secret": secret, "read": [str(home / ".netrc")], "write": [str(t) for t in targets],
             "search": str(cache / "repos"), "report": str(report), "home": str(home),
-            "marker_victim": str(victim)}
+            "marker_victim": str(victim), "port": tcp.port, "abstract": abstract}
     (cached.path / "attack.json").write_text(json.dumps(plan))  # as if committed
     holder = subprocess.Popen(["sleep", "60"], env={"GITHUB_TOKEN": secret})
     try:
@@ -128,6 +134,8 @@ def hostile_install(tmp_path: Path, isolation: bool) -> dict:
     finally:
         holder.kill()
         holder.wait()
+        tcp.close()
+        unix.close()
     lines = [json.loads(line) for line in report.read_text().splitlines()]
     with Workspace(cached) as ws:  # does the venv's pyvenv.cfg open the home to the tests?
         peek = box.run(env, ws.path, Command(["python", "-c", f"print(open({str(home / '.netrc')!r}).read())"]))
@@ -138,6 +146,7 @@ def hostile_install(tmp_path: Path, isolation: bool) -> dict:
         "victim": victim.read_text(),
         "uv cache kept": [line["uv_cache"] for line in lines if Path(line["uv_cache"], "poisoned").exists()],
         "home seen by tests": secret in peek.stdout,
+        "host sockets reached": tcp.connections + unix.connections,
     }
 
 
@@ -146,13 +155,14 @@ def test_build_script_sees_no_secret_and_changes_nothing_on_the_host(tmp_path):
     and nothing it leaves in the venv steers the host or later boxes."""
     got = hostile_install(tmp_path, isolation=True)
     assert got == {"found": [], "changed": [], "kept": "keep me\n", "victim": "untouched",
-                   "uv cache kept": [], "home seen by tests": False}
+                   "uv cache kept": [], "home seen by tests": False, "host sockets reached": 0}
 
 
 def test_control_without_the_box_the_build_script_gets_everything(tmp_path):
     got = hostile_install(tmp_path, isolation=False)
     assert any(f.startswith("/proc/") for f in got["found"]) and any(f.endswith(".netrc") for f in got["found"])
     assert len(got["changed"]) == 6 and got["kept"] == "vandalised" and got["home seen by tests"]
+    assert got["host sockets reached"] >= 2  # the build backend may run more than once
 
 
 def test_uv_lock_pins_win_over_the_newest_release(tmp_path_factory):

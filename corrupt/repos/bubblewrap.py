@@ -38,27 +38,35 @@ ETC = (
     "ld.so.conf.d", "alternatives", "mime.types", "protocols", "services", "host.conf", "gai.conf",
     "os-release",
 )
-# What a box with network needs to resolve names and check certificates.
-ETC_NETWORK = ("resolv.conf", "ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies")
+# What a box with network needs to check certificates (and, on the host's
+# network, to resolve names).
+ETC_NETWORK = ("ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies")
 HOME = "/tmp/home"
 UNSAFE_HINT = "or pass --no-isolation to run repository code unconfined (unsafe)"
 
 
 @dataclass(frozen=True)
 class Box:
-    """What one box sees besides the system: host folders at their own paths."""
+    """What one box sees besides the system: host folders at their own paths.
+
+    ``network``: ``"none"`` (a loopback of its own), ``"user"`` (a namespace of
+    its own that :mod:`corrupt.repos.usernet` connects to the outside, not to
+    the host's loopback; it names the resolver in ``resolv_conf``) or ``"host"``
+    (the host's network namespace, where slirp4netns is missing)."""
 
     read_only: tuple[Path, ...] = ()
     writable: tuple[Path, ...] = ()
-    network: bool = False
+    network: str = "none"
     tmp_mb: int = 2048
+    resolv_conf: Path | None = None
 
 
-def box_argv(bwrap: str, box: Box, argv: list[str], cwd: Path) -> list[str]:
-    """The bwrap command line that runs ``argv`` in ``box`` with ``cwd`` as working directory."""
+def box_argv(bwrap: str, box: Box, argv: list[str], cwd: Path, *, info_fd: int | None = None) -> list[str]:
+    """The bwrap command line that runs ``argv`` in ``box`` with ``cwd`` as working directory
+    (and writes the box's pid, as JSON, to ``info_fd``)."""
     args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
             "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-    if box.network:
+    if box.network == "host":
         args.append("--share-net")
     for path in SYSTEM:
         target = Path(path)
@@ -66,9 +74,11 @@ def box_argv(bwrap: str, box: Box, argv: list[str], cwd: Path) -> list[str]:
             args += ["--symlink", str(target.readlink()), path]
         elif target.is_dir():
             args += ["--ro-bind", path, path]
-    for name in ETC + (ETC_NETWORK if box.network else ()):
+    for name in ETC + (ETC_NETWORK if box.network != "none" else ()) + (("resolv.conf",) if box.network == "host" else ()):
         if (Path("/etc") / name).exists():
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    if box.resolv_conf is not None:
+        args += ["--ro-bind", str(box.resolv_conf), "/etc/resolv.conf"]
     size = str(box.tmp_mb * 1024 * 1024)
     args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
              "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
@@ -77,6 +87,8 @@ def box_argv(bwrap: str, box: Box, argv: list[str], cwd: Path) -> list[str]:
         args += ["--ro-bind", str(folder), str(folder)]
     for folder in box.writable:
         args += ["--bind", str(folder), str(folder)]
+    if info_fd is not None:
+        args += ["--info-fd", str(info_fd)]
     # The root bwrap assembles is an unbounded tmpfs: nothing may write there.
     args += ["--remount-ro", "/", "--chdir", str(cwd), "--", *argv]
     return args

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import configparser
 import fcntl
+import functools
 import hashlib
 import os
 import re
@@ -42,7 +43,8 @@ from pathlib import Path
 
 from corrupt.cache import cache_root
 from corrupt.errors import InstallError
-from corrupt.repos.bubblewrap import HOME, Box, box_argv, interpreter_roots, require_bwrap
+from corrupt.repos.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
+from corrupt.repos.launch import network_mode, started, unboxed
 from corrupt.repos.limits import confined
 from corrupt.repos.models import Checkout, Environment, Limits
 from corrupt.repos.scratch import remove_tree, scratch_dir
@@ -251,32 +253,33 @@ class _Installer:
         if not self.bwrap:
             self.env.pop("TMPDIR")
 
-    def _argv(self, argv: list[str]) -> list[str]:
+    def _launch(self, argv: list[str]):
         if self.bwrap is None:
-            return argv
+            return functools.partial(unboxed, argv, self.source)
         self.venv.mkdir(parents=True, exist_ok=True)
         self.uv_cache.mkdir(parents=True, exist_ok=True)
         tools = [Path(self.uv)] if self.uv else []
         box = Box(read_only=(*tools, *interpreter_roots()), writable=(self.venv, self.source, self.uv_cache),
-                  network=True, tmp_mb=INSTALL_LIMITS.disk_mb)
-        return box_argv(self.bwrap, box, argv, self.source)
+                  network=network_mode(self.env), tmp_mb=INSTALL_LIMITS.disk_mb)
+        return functools.partial(started, self.bwrap, box, argv, self.source)
 
     def step(self, name: str, argv: list[str]) -> None:
         with self.log.open("a", encoding="utf-8") as fh:
             fh.write(f"\n=== {name}: {' '.join(argv)}\n")
             fh.flush()
             try:
-                with confined(INSTALL_LIMITS) as preexec:
-                    proc = subprocess.run(
-                        self._argv(argv), cwd=self.source, env=self.env, stdout=fh, stderr=subprocess.STDOUT,
-                        timeout=INSTALL_TIMEOUT, preexec_fn=preexec,
-                    )
-            except subprocess.TimeoutExpired:
-                raise InstallError(f"install step '{name}' timed out; log: {self.log}") from None
+                with confined(INSTALL_LIMITS) as preexec, self._launch(argv)(
+                        env=self.env, stdout=fh, stderr=subprocess.STDOUT, preexec_fn=preexec) as proc:
+                    try:
+                        returncode = proc.wait(timeout=INSTALL_TIMEOUT)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+                        raise InstallError(f"install step '{name}' timed out; log: {self.log}") from None
             except OSError as exc:
                 raise InstallError(f"install step '{name}' could not start ({exc}); log: {self.log}") from None
-        if proc.returncode != 0:
-            raise InstallError(f"install step '{name}' failed (exit {proc.returncode}); log: {self.log}")
+        if returncode != 0:
+            raise InstallError(f"install step '{name}' failed (exit {returncode}); log: {self.log}")
 
     def create_venv(self) -> None:
         if self.uv:

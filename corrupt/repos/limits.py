@@ -59,10 +59,14 @@ def memory_cgroups() -> bool:
     return "memory" in _parents()
 
 
-def _enter(groups: list[Path], limits: Limits) -> None:
-    # Die with corrupt from the first instruction on: bwrap's own --die-with-parent
-    # starts only once its set-up is done, and a kill during set-up orphans it.
+def die_with_parent() -> None:
+    """Between fork and exec: the process gets SIGKILL when corrupt dies. bwrap's own
+    --die-with-parent starts only once its set-up is done; a kill before orphans it."""
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _enter(groups: list[Path], limits: Limits) -> None:
+    die_with_parent()
     for group in groups:
         with open(group / "cgroup.procs", "w") as handle:
             handle.write("0\n")

@@ -24,6 +24,7 @@ built and the user has said they trust the repository.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import subprocess
@@ -31,8 +32,9 @@ import time
 from pathlib import Path
 
 from corrupt.cache import cache_root
-from corrupt.repos.bubblewrap import HOME, Box, box_argv, interpreter_roots, require_bwrap
+from corrupt.repos.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
 from corrupt.repos.environment import create_environment
+from corrupt.repos.launch import network_mode, started, unboxed
 from corrupt.repos.limits import confined
 from corrupt.repos.models import Checkout, Command, CommandResult, Environment, Limits
 from corrupt.repos.sandbox import Sandbox, io_file_names, read_outputs, with_io_dir, write_inputs
@@ -76,38 +78,37 @@ class LocalSandbox(Sandbox):
                 argv[0] = env.python
             if self.isolation:
                 child_env = _scrubbed_env(env, home=HOME, tmp="/tmp")
-                venv = Path(env.location)
-                box = Box(read_only=(venv, *interpreter_roots()), writable=(tree, io),
-                          network=limits.network, tmp_mb=limits.disk_mb)
-                argv = box_argv(require_bwrap(), box, argv, tree)
+                network = network_mode(child_env) if limits.network else "none"
+                box = Box(read_only=(Path(env.location), *interpreter_roots()), writable=(tree, io),
+                          network=network, tmp_mb=limits.disk_mb)
+                launch = functools.partial(started, require_bwrap(), box, argv, tree)
             else:
                 for name in ("home", "tmp"):
                     (scratch / name).mkdir()
                 child_env = _scrubbed_env(env, home=str(scratch / "home"), tmp=str(scratch / "tmp"))
+                launch = functools.partial(unboxed, argv, tree)
             child_env.update(zip(command.env, with_io_dir(list(command.env.values()), str(io)), strict=True))
-            result = _run(argv, tree, child_env, limits, scratch)
+            result = _run(launch, child_env, limits, scratch)
             result.files = read_outputs(io, command.collect)
             return result
         finally:
             remove_tree(scratch)
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str], limits: Limits, scratch: Path) -> CommandResult:
+def _run(launch, env: dict[str, str], limits: Limits, scratch: Path) -> CommandResult:
     with confined(limits) as preexec, open(scratch / "stdout", "wb") as out, open(scratch / "stderr", "wb") as err:
-        started = time.monotonic()
-        proc = subprocess.Popen(
-            argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-            start_new_session=True, preexec_fn=preexec,
-        )
+        began = time.monotonic()
         timed_out = False
-        try:
-            proc.wait(timeout=limits.timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        finally:
-            _kill_group(proc.pid)  # unboxed runs: also reaps daemons a finished run left behind
-            proc.wait()
-        duration = time.monotonic() - started
+        with launch(env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True,
+                    preexec_fn=preexec) as proc:
+            try:
+                proc.wait(timeout=limits.timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                _kill_group(proc.pid)  # unboxed runs: also reaps daemons a finished run left behind
+                proc.wait()
+        duration = time.monotonic() - began
     stderr = _tail(scratch / "stderr")
     return CommandResult(
         exit_code=proc.returncode,
