@@ -47,16 +47,21 @@ def network_mode(env: dict[str, str]) -> str:
     """``"user"`` (own namespace through slirp4netns) where it can work, else ``"host"``."""
     if any(_LOOPBACK.search(value) for value in env.values()):
         return "host"
-    if shutil.which("slirp4netns") is None:
-        _warn_once()
-        return "host"
-    return "user"
+    return "host" if _user_network_missing() else "user"
 
 
 @functools.cache
-def _warn_once() -> None:
-    log.warning("slirp4netns is not installed: install steps share the host's network namespace "
-                "(its loopback services and abstract sockets); apt-get install slirp4netns")
+def _user_network_missing() -> str | None:
+    """Why slirp4netns cannot connect a box here (warned once), or None."""
+    if shutil.which("slirp4netns") is None:
+        why = "slirp4netns is not installed (apt-get install slirp4netns)"
+    elif not os.access("/dev/net/tun", os.R_OK | os.W_OK):
+        why = "slirp4netns cannot open /dev/net/tun (it should be mode 0666)"
+    else:
+        return None
+    log.warning("install steps share the host's network namespace (its loopback services and abstract "
+                "sockets): %s", why)
+    return why
 
 
 @functools.cache
