@@ -116,13 +116,13 @@ def test_build_writes_tasks_of_every_mode(built):
     assert all(len(t["targets"]) >= 2 and len(t["bugs"]) == len(t["targets"]) for t in multi)
 
 
-def test_every_task_verifies_independently(example, built, tmp_path):
-    _, tasks = built
+def verify_independently(source: Path, tasks: list[dict], tmp_path: Path) -> None:
+    """Every task, checked with git apply, our own edit-script applier and plain pytest."""
     known = {n for t in tasks for n in t["tests"]["fail_to_pass"] + t["tests"]["pass_to_pass"]}
-    baseline = pytest_outcomes(fresh_copy(example, tmp_path / "baseline"), known)
+    baseline = pytest_outcomes(fresh_copy(source, tmp_path / "baseline"), known)
     assert set(baseline) == known and set(baseline.values()) == {"PASSED"}
     for i, task in enumerate(tasks):
-        tree = fresh_copy(example, tmp_path / f"task{i}")
+        tree = fresh_copy(source, tmp_path / f"task{i}")
         patch = tmp_path / f"task{i}.diff"
         patch.write_text(task["corruption_patch"])
         subprocess.run(["git", "apply", str(patch)], cwd=tree, check=True)
@@ -134,15 +134,36 @@ def test_every_task_verifies_independently(example, built, tmp_path):
         # the edit script, applied by our own applier, restores every file byte for byte
         for path, script in task["edit_script"].items():
             corrupted_text = (tree / path).read_bytes().decode("utf-8")
-            original = (example / path).read_bytes().decode("utf-8")
+            original = (source / path).read_bytes().decode("utf-8")
             assert apply_script(corrupted_text, script) == original
         fix = tmp_path / f"task{i}.fix.diff"
         fix.write_text(task["fix_patch"])
         subprocess.run(["git", "apply", str(fix)], cwd=tree, check=True)
         for path in task["edit_script"]:
-            assert (tree / path).read_bytes() == (example / path).read_bytes()
+            assert (tree / path).read_bytes() == (source / path).read_bytes()
         restored = pytest_outcomes(tree, known)
         assert restored == baseline
+
+
+def test_every_task_verifies_independently(example, built, tmp_path):
+    verify_independently(example, built[1], tmp_path)
+
+
+def test_definitions_sharing_a_name_build_in_every_mode_and_verify(tmp_path):
+    """A property setter, a redefinition, overloads, a conditional definition, nested
+    functions of one name and decorated ones are each their own target (the graph
+    names the later ones ``name#2``); none aborts the build, and every task verifies."""
+    source = shutil.copytree(ROOT / "tests" / "fixtures" / "identity" / "shapes", tmp_path / "shapes", ignore=IGNORE)
+    out = tmp_path / "out"
+    result = run_corrupt("build", str(source), "--mode", "all", "--n", "4", "--out", str(out))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
+    assert {t["kind"] for t in tasks} == {"deletion", "adversarial", "multi"}
+    targets = {(t["mode"], target["qualname"]) for t in tasks for target in t["targets"]}
+    for mode in ("remove", "discovery"):
+        assert (mode, "shapes.geometry.Rect.width#2") in targets  # the setter, not the getter
+        assert (mode, "shapes.geometry.scale#2") in targets  # the redefinition that counts
+    verify_independently(source, tasks, tmp_path / "check")
 
 
 def test_rerun_resumes_without_duplicates(example, built):

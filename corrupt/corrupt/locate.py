@@ -140,8 +140,11 @@ def _defs_in_order(root: object) -> list[tuple[str, object]]:
 
 
 def _matches(qualname: str, path: str) -> bool:
-    """The module prefix of a qualname is not known from the file, so match the tail."""
-    return qualname == path or qualname.endswith("." + path)
+    """The module prefix of a qualname is not known from the file, so match the tail.
+    The def line tells apart definitions of one name, so the graph's ``#2`` /
+    ``#overload`` suffixes for them are not part of the match."""
+    name = qualname.split("#", 1)[0]
+    return name == path or name.endswith("." + path)
 
 
 def span_of(node: AstFunction) -> Span:

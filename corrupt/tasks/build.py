@@ -21,6 +21,7 @@ from pathlib import Path
 from queue import Queue
 from typing import TYPE_CHECKING, cast
 
+from corrupt.corrupt.locate import TargetNotFound
 from corrupt.corrupt.models import Bug, Corruption, FileChange
 from corrupt.errors import InputError, LLMError, NoPythonError, SelectionError
 from corrupt.graph.distance import distances_to
@@ -349,7 +350,10 @@ class _Run:
         screener = self.workers.get()
         try:
             started, runs = time.monotonic(), screener.runs
-            status, reason, corruption, task, files = self._evaluate(cand, screener)
+            try:
+                status, reason, corruption, task, files = self._evaluate(cand, screener)
+            except TargetNotFound as exc:  # one target the corruptors cannot handle never aborts a build
+                status, reason, corruption, task, files = "rejected", exc.message, None, None, None
         finally:
             self.workers.put(screener)
         row = CandidateRow(

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from corrupt.corrupt.edits import apply_edit_script, apply_unified_diff, edit_script, unified_diff
+from corrupt.corrupt.locate import find_ast_function
 from corrupt.corrupt.models import Corruption
 from corrupt.graph.models import Symbol
 from corrupt.repos.models import Baseline, TestReport
@@ -74,8 +75,8 @@ def static_problems(corruption: Corruption, symbols: dict[str, Symbol], repair: 
         if _comment_count(change.corrupted) > _comment_count(change.original):
             return f"{path} gains a comment"
         for sym in spans:
-            before = _signature(ast.parse(change.original), sym, symbols)
-            after = _signature(corrupted_tree, sym, symbols)
+            before = _signature(ast.parse(change.original), sym)
+            after = _signature(corrupted_tree, sym)
             if after is None:
                 return f"{sym.qualname} is gone after corruption"
             if before != after:
@@ -155,9 +156,12 @@ def _comment_count(source: str) -> int:
         return 0
 
 
-def _signature(tree: ast.Module, sym: Symbol, symbols: dict[str, Symbol]) -> tuple | None:
-    """Parameter names and kinds of the target (defaults ignored), found by qualified name."""
-    node = _find(tree, _local_path(sym, symbols))
+def _signature(tree: ast.Module, sym: Symbol) -> tuple | None:
+    """Parameter names and kinds of the target (defaults ignored). The target is found
+    by its def line, which a corruption never moves (lines outside the target are
+    checked unchanged first): a name alone cannot tell a property's getter from its
+    setter, or a redefinition from the definition it replaces."""
+    node = find_ast_function(tree, sym.qualname, sym.start_line)
     if node is None:
         return None
     a = node.args
@@ -172,29 +176,3 @@ def _signature(tree: ast.Module, sym: Symbol, symbols: dict[str, Symbol]) -> tup
     )
 
 
-def _local_path(sym: Symbol, symbols: dict[str, Symbol]) -> list[str]:
-    """Names from the module down to the symbol: ``["Class", "method"]``."""
-    path = []
-    current: Symbol | None = sym
-    while current is not None and current.kind != "module":
-        path.append(current.qualname.rsplit(".", 1)[-1])
-        current = symbols.get(current.parent) if current.parent else None
-    return path[::-1]
-
-
-def _find(tree: ast.AST, path: list[str]) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    scopes: list[ast.AST] = [tree]
-    found: ast.AST | None = None
-    for name in path:
-        found = None
-        for scope in scopes:
-            for node in ast.walk(scope):
-                if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
-                    found = node
-                    break
-            if found:
-                break
-        if found is None:
-            return None
-        scopes = [found]
-    return found if isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef) else None
