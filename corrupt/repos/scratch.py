@@ -3,13 +3,14 @@
 Every corrupt process keeps its temporary folders (working copies, run
 folders, install copies) under one folder of its own,
 ``$TMPDIR/corrupt-<pid>-<random>``, which holds a lock file the process keeps
-locked for its lifetime. A build killed with SIGKILL cannot clean up after
-itself, so each new process first sweeps the folders whose owner is gone (its
-lock can be taken and its pid no longer runs).
+locked for its lifetime, and removes at exit. A build killed with SIGKILL
+cannot clean up after itself, so each new process first sweeps the folders
+whose owner is gone (its lock can be taken and its pid no longer runs).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import os
@@ -47,6 +48,7 @@ def _own_root() -> Path:
         fd = os.open(root / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         fcntl.flock(fd, fcntl.LOCK_EX)
         _root, _lock_fd = root, fd
+        atexit.register(remove_tree, root)  # a normal exit cleans up itself; a killed one is swept
     return _root
 
 
