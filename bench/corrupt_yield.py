@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from corrupt.corrupt.adversarial import adversarial_search
+from corrupt.corruptors.adversarial import adversarial_search
 from corrupt.graph import build_code_graph
 from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.checkout import checkout

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 import networkx as nx
 
 from corrupt import __version__
-from corrupt.corrupt.models import Corruption, Effect
+from corrupt.corruptors.models import Corruption, Effect
 from corrupt.graph.distance import distances_to
 from corrupt.graph.models import Symbol
 from corrupt.repos.models import Baseline, Checkout, TestReport

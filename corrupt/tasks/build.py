@@ -21,8 +21,8 @@ from pathlib import Path
 from queue import Queue
 from typing import TYPE_CHECKING, cast
 
-from corrupt.corrupt.locate import TargetNotFound
-from corrupt.corrupt.models import Bug, Corruption, FileChange
+from corrupt.corruptors.locate import TargetNotFound
+from corrupt.corruptors.models import Bug, Corruption, FileChange
 from corrupt.errors import InputError, LLMError, NoPythonError, SelectionError
 from corrupt.graph.distance import distances_to
 from corrupt.graph.models import CodeGraph, Symbol
@@ -36,7 +36,7 @@ from corrupt.tasks.store import CandidateRow, Store
 from corrupt.tasks.verify import make_repair, static_problems, verify_dynamic
 
 if TYPE_CHECKING:
-    from corrupt.corrupt.deletion import DeletionStyle
+    from corrupt.corruptors.deletion import DeletionStyle
 
 MODES = ("remove", "discovery", "multi")
 
@@ -227,7 +227,7 @@ class Build:
     def _llm_corruptor(self):
         import os
 
-        from corrupt.corrupt.llm import LLMCorruptor
+        from corrupt.corruptors.llm import LLMCorruptor
 
         o = self.o
         key = os.environ.get("CORRUPT_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
@@ -399,7 +399,7 @@ class _Run:
             return fh.read()
 
     def _deletion(self, target: Target) -> Corruption:
-        from corrupt.corrupt.deletion import delete_function
+        from corrupt.corruptors.deletion import delete_function
 
         source = self._source(target)
         mutant = delete_function(source, target.file, target.qualname, target.start_line, style=cast("DeletionStyle", self.o.deletion_style))
@@ -439,7 +439,7 @@ class _Run:
                 source, target.file, target.qualname, target.start_line, target.covering_tests, screener, passing,
                 min_failing=self.o.min_failing,
             )
-        from corrupt.corrupt.adversarial import adversarial_search
+        from corrupt.corruptors.adversarial import adversarial_search
 
         return adversarial_search(
             source, target.file, target.qualname, target.start_line, target.covering_tests, screener, passing,
@@ -448,7 +448,7 @@ class _Run:
         )
 
     def _multi(self, targets: list[Target], screener: TreeScreener) -> tuple[Corruption | None, str]:
-        from corrupt.corrupt.multi import compose
+        from corrupt.corruptors.multi import compose
 
         members = []
         for target in targets:

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from corrupt.corrupt.edits import apply_edit_script
+from corrupt.corruptors.edits import apply_edit_script
 from corrupt.errors import InputError, StoreError
 from corrupt.tasks.models import Task
 

@@ -1,7 +1,7 @@
 """Screeners: the build's way of running tests on a patched working copy.
 
 The corrupt stage never touches sandboxes or working copies itself; it is
-handed a :class:`TreeScreener` (a :class:`~corrupt.corrupt.models.Screener`)
+handed a :class:`TreeScreener` (a :class:`~corrupt.corruptors.models.Screener`)
 that writes the candidate's files into this worker's private working copy,
 runs the chosen tests there, and restores the files.
 """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from corrupt.corrupt.models import Bug, Corruption, Effect, FileChange
+from corrupt.corruptors.models import Bug, Corruption, Effect, FileChange
 
 
 def corruption_to_dict(corruption: Corruption) -> dict:

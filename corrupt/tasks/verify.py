@@ -18,9 +18,14 @@ import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from corrupt.corrupt.edits import apply_edit_script, apply_unified_diff, edit_script, unified_diff
-from corrupt.corrupt.locate import find_ast_function
-from corrupt.corrupt.models import Corruption
+from corrupt.corruptors.edits import (
+    apply_edit_script,
+    apply_unified_diff,
+    edit_script,
+    unified_diff,
+)
+from corrupt.corruptors.locate import find_ast_function
+from corrupt.corruptors.models import Corruption
 from corrupt.graph.models import Symbol
 from corrupt.repos.models import Baseline, TestReport
 

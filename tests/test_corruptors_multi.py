@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from corrupt_screener import CORE, core_source, inventory, replace_once  # noqa: F401
 
-from corrupt.corrupt.models import Bug, Corruption, FileChange
-from corrupt.corrupt.multi import compose
+from corrupt.corruptors.models import Bug, Corruption, FileChange
+from corrupt.corruptors.multi import compose
 
 SOURCE = core_source()
 

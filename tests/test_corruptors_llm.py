@@ -9,8 +9,8 @@ import pytest
 from corrupt_screener import CORE, core_source, def_line, inventory, replace_once  # noqa: F401
 from llmserver import ChatServer, Reply, error, text, tool_call
 
-from corrupt.corrupt.edits import changed_lines
-from corrupt.corrupt.llm import LLMCorruptor
+from corrupt.corruptors.edits import changed_lines
+from corrupt.corruptors.llm import LLMCorruptor
 from corrupt.errors import LLMError
 
 SOURCE = core_source()

@@ -6,8 +6,8 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-from corrupt.corrupt.operators.base import FunctionContext, Operator, Site, code
-from corrupt.corrupt.operators.values import _int_value, _nudges
+from corrupt.corruptors.operators.base import FunctionContext, Operator, Site, code
+from corrupt.corruptors.operators.values import _int_value, _nudges
 
 _RECEIVERS = ("self", "cls")
 _LITERAL_KINDS: dict[type, str] = {

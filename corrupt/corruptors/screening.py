@@ -13,7 +13,7 @@ import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from corrupt.corrupt.models import Effect, Screener
+from corrupt.corruptors.models import Effect, Screener
 from corrupt.errors import CorruptError
 from corrupt.repos.models import Frame, TestReport, TestResult
 

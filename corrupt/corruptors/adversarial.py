@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from corrupt.corrupt.locate import find_ast_function
-from corrupt.corrupt.models import (
+from corrupt.corruptors.locate import find_ast_function
+from corrupt.corruptors.models import (
     Bug,
     Corruption,
     CorruptionOutcome,
@@ -36,8 +36,8 @@ from corrupt.corrupt.models import (
     Mutant,
     Screener,
 )
-from corrupt.corrupt.operators import generate_mutants
-from corrupt.corrupt.screening import (
+from corrupt.corruptors.operators import generate_mutants
+from corrupt.corruptors.screening import (
     DistanceTo,
     FrameNames,
     Screening,
@@ -46,7 +46,7 @@ from corrupt.corrupt.screening import (
     screen,
     subtlety,
 )
-from corrupt.corrupt.validate import tells
+from corrupt.corruptors.validate import tells
 from corrupt.errors import CorruptError
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from corrupt.corrupt.edits import split_lines
+from corrupt.corruptors.edits import split_lines
 from corrupt.errors import CorruptError
 
 AstFunction = ast.FunctionDef | ast.AsyncFunctionDef

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from corrupt.corrupt.operators.base import FunctionContext, Operator, Site, code
+from corrupt.corruptors.operators.base import FunctionContext, Operator, Site, code
 
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from corrupt_screener import CORE, core_source, def_line, inventory  # noqa: F401
 
-from corrupt.corrupt.adversarial import adversarial_search
-from corrupt.corrupt.operators import CATALOGUE
-from corrupt.corrupt.screening import FrameNames, Screening, hop_distance, subtlety
-from corrupt.corrupt.validate import tells
+from corrupt.corruptors.adversarial import adversarial_search
+from corrupt.corruptors.operators import CATALOGUE
+from corrupt.corruptors.screening import FrameNames, Screening, hop_distance, subtlety
+from corrupt.corruptors.validate import tells
 from corrupt.repos.models import Frame, TestReport, TestResult
 
 SOURCE = core_source()
@@ -189,8 +189,8 @@ def test_hop_distance_resolves_frames_to_qualified_names():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_round_robin_order_is_seeded(seed):
-    from corrupt.corrupt.adversarial import _round_robin
-    from corrupt.corrupt.operators import generate_mutants
+    from corrupt.corruptors.adversarial import _round_robin
+    from corrupt.corruptors.operators import generate_mutants
 
     mutants = generate_mutants(
         SOURCE, CORE, "inventory.core.clamp", def_line(SOURCE, "clamp"), seed=seed

@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 
-from corrupt.corrupt.deletion import delete_function
-from corrupt.corrupt.edits import apply_edit_script, edit_script
-from corrupt.corrupt.locate import TargetNotFound
+from corrupt.corruptors.deletion import delete_function
+from corrupt.corruptors.edits import apply_edit_script, edit_script
+from corrupt.corruptors.locate import TargetNotFound
 
 SOURCE = textwrap.dedent(
     '''\

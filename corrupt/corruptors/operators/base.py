@@ -3,7 +3,7 @@
 An operator is a small class that looks at one function and lists every *site*:
 one node of the function's body plus the node that replaces it (or removal).
 Each site becomes one single-site mutant. Operators never see the rest of the
-module, so they cannot change it; :mod:`corrupt.corrupt.operators.mutate`
+module, so they cannot change it; :mod:`corrupt.corruptors.operators.mutate`
 checks every mutant anyway.
 """
 

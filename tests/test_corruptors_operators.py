@@ -8,10 +8,10 @@ import textwrap
 
 import pytest
 
-from corrupt.corrupt.deletion import hollow_body
-from corrupt.corrupt.edits import apply_edit_script, edit_script, split_lines
-from corrupt.corrupt.locate import TargetNotFound, locate
-from corrupt.corrupt.operators import CATALOGUE, generate_mutants
+from corrupt.corruptors.deletion import hollow_body
+from corrupt.corruptors.edits import apply_edit_script, edit_script, split_lines
+from corrupt.corruptors.locate import TargetNotFound, locate
+from corrupt.corruptors.operators import CATALOGUE, generate_mutants
 from corrupt.errors import InputError
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from corrupt.corrupt.operators.base import FunctionContext, Operator, Site, code
+from corrupt.corruptors.operators.base import FunctionContext, Operator, Site, code
 
 
 def _pairs(*pairs: tuple[str, str]) -> dict[str, str]:

@@ -21,8 +21,8 @@ from collections import Counter
 from pyflakes.api import check as pyflakes_check
 from pyflakes.reporter import Reporter
 
-from corrupt.corrupt.locate import find_ast_function, span_of
-from corrupt.corrupt.operators import mutant_problem
+from corrupt.corruptors.locate import find_ast_function, span_of
+from corrupt.corruptors.operators import mutant_problem
 
 
 def pyflakes_findings(source: str, filename: str = "<corrupt>") -> Counter[str]:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corrupt.corrupt.edits import (
+from corrupt.corruptors.edits import (
     EditScriptError,
     apply_edit_script,
     apply_unified_diff,

@@ -10,22 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from corrupt.corrupt.operators.assignment import (
+from corrupt.corruptors.operators.assignment import (
     ChangeDefault,
     LateBindingClosure,
     MutableDefault,
     ShadowedName,
     WrongVariable,
 )
-from corrupt.corrupt.operators.base import FunctionContext, Operator, Site
-from corrupt.corrupt.operators.calls import (
+from corrupt.corruptors.operators.base import FunctionContext, Operator, Site
+from corrupt.corruptors.operators.calls import (
     DropKeywordArgument,
     FlipKeywordArgument,
     SwapCallArguments,
     WrongBuiltin,
     WrongMethod,
 )
-from corrupt.corrupt.operators.checking import (
+from corrupt.corruptors.operators.checking import (
     AddSpuriousGuard,
     DropConditionClause,
     DropGuard,
@@ -39,13 +39,13 @@ from corrupt.corrupt.operators.checking import (
     SwapAndOr,
     WrongException,
 )
-from corrupt.corrupt.operators.statements import (
+from corrupt.corruptors.operators.statements import (
     DropBreakContinue,
     DropStatement,
     DuplicateStatement,
     ReturnInsideLoop,
 )
-from corrupt.corrupt.operators.values import (
+from corrupt.corruptors.operators.values import (
     FlipBoolean,
     IndexOffByOne,
     LoopRangeOffByOne,
@@ -103,7 +103,7 @@ def select(names: Iterable[str] | None = None) -> list[Operator]:
     return [op for name, op in CATALOGUE.items() if name in wanted]
 
 
-from corrupt.corrupt.operators.mutate import generate_mutants, mutant_problem  # noqa: E402
+from corrupt.corruptors.operators.mutate import generate_mutants, mutant_problem  # noqa: E402
 
 __all__ = [
     "CATALOGUE",

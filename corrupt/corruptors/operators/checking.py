@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from corrupt.corrupt.operators.base import (
+from corrupt.corruptors.operators.base import (
     FunctionContext,
     Operator,
     Site,

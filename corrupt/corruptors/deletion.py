@@ -11,9 +11,9 @@ from typing import Literal
 
 import libcst as cst
 
-from corrupt.corrupt.edits import changed_lines
-from corrupt.corrupt.locate import TargetNotFound, locate
-from corrupt.corrupt.models import Mutant
+from corrupt.corruptors.edits import changed_lines
+from corrupt.corruptors.locate import TargetNotFound, locate
+from corrupt.corruptors.models import Mutant
 
 DeletionStyle = Literal["raise", "pass"]
 

@@ -20,10 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from corrupt.corrupt.edits import changed_lines
-from corrupt.corrupt.locate import find_ast_function, span_of
-from corrupt.corrupt.models import Bug, Corruption, CorruptionOutcome, FileChange, Screener
-from corrupt.corrupt.screening import (
+from corrupt.corruptors.edits import changed_lines
+from corrupt.corruptors.locate import find_ast_function, span_of
+from corrupt.corruptors.models import Bug, Corruption, CorruptionOutcome, FileChange, Screener
+from corrupt.corruptors.screening import (
     DistanceTo,
     FrameNames,
     Screening,
@@ -31,7 +31,7 @@ from corrupt.corrupt.screening import (
     screen,
     subtlety,
 )
-from corrupt.corrupt.validate import corruption_problems, splice_function
+from corrupt.corruptors.validate import corruption_problems, splice_function
 from corrupt.errors import LLMError
 
 ODC_CATEGORIES = [

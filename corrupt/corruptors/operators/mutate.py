@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator
 
 import libcst as cst
 
-from corrupt.corrupt.edits import changed_lines, split_lines
-from corrupt.corrupt.locate import (
+from corrupt.corruptors.edits import changed_lines, split_lines
+from corrupt.corruptors.locate import (
     AstFunction,
     Located,
     Span,
@@ -27,8 +27,8 @@ from corrupt.corrupt.locate import (
     outside_unchanged,
     span_of,
 )
-from corrupt.corrupt.models import Mutant
-from corrupt.corrupt.operators.base import FunctionContext, Operator, Site
+from corrupt.corruptors.models import Mutant
+from corrupt.corruptors.operators.base import FunctionContext, Operator, Site
 
 
 def _signature(node: AstFunction, with_defaults: bool) -> str:
@@ -156,7 +156,7 @@ def generate_mutants(
     Two sites that yield the same file are kept once (the first operator in
     name order wins), so the list never holds duplicate candidates.
     """
-    from corrupt.corrupt.operators import select
+    from corrupt.corruptors.operators import select
 
     located = locate(source, qualname, def_line)
     before = located.node

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from corrupt.corrupt.edits import apply_edit_script, edit_script, split_lines
-from corrupt.corrupt.locate import find_ast_function
-from corrupt.corrupt.operators import generate_mutants
+from corrupt.corruptors.edits import apply_edit_script, edit_script, split_lines
+from corrupt.corruptors.locate import find_ast_function
+from corrupt.corruptors.operators import generate_mutants
 
 MINISHOP = Path(__file__).resolve().parents[1] / "examples" / "minishop" / "src"
 MODULES = [p for p in sorted(MINISHOP.rglob("*.py")) if "def " in p.read_text(encoding="utf-8")]
