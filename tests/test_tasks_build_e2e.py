@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -168,8 +169,11 @@ def test_definitions_sharing_a_name_build_in_every_mode_and_verify(tmp_path):
 
 def test_rerun_resumes_without_duplicates(example, built):
     out, tasks = built
+    with sqlite3.connect(out / "store.sqlite") as db:  # as if an older corrupt had built this folder
+        db.execute("UPDATE meta SET value = ? WHERE key = 'engine'", (json.dumps({"version": "0.0.1", "code": "0ld"}),))
     result = run_corrupt("build", str(example), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out))
     assert result.returncode == 0, result.stderr[-2000:]
+    assert "was built by corrupt 0.0.1 (code 0ld)" in " ".join(result.stdout.split())
     again = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     assert [t["task_id"] for t in again] == [t["task_id"] for t in tasks]
     assert "0 test runs" in result.stdout.replace("\n", " ")

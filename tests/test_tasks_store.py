@@ -101,3 +101,12 @@ def test_garbage_store_is_a_clear_error(tmp_path):
     (tmp_path / "store.sqlite").write_bytes(b"not a database at all" * 100)
     with pytest.raises(StoreError, match="not a usable task store"):
         Store.open(tmp_path)
+
+
+def test_the_store_says_when_another_engine_built_into_it(tmp_path):
+    store = Store.open(tmp_path, create=True)
+    first, second = {"version": "0.1.0", "code": "aaa"}, {"version": "0.1.0", "code": "bbb"}
+    assert store.swap_engine(first) is None  # a new folder
+    assert store.swap_engine(first) is None  # resumed by the same code
+    assert store.swap_engine(second) == first  # resumed by other code
+    assert Store.open(tmp_path).get_meta("engine") == second

@@ -30,6 +30,7 @@ from corrupt.repos.models import Baseline, Checkout, Environment
 from corrupt.repos.sandbox import Sandbox
 from corrupt.selection.models import Group, SliceSpec, Target
 from corrupt.tasks.assemble import build_task
+from corrupt.tasks.engine import engine_identity
 from corrupt.tasks.screen import RunBudget, TreeScreener
 from corrupt.tasks.serialize import corruption_from_dict, corruption_to_dict
 from corrupt.tasks.store import CandidateRow, Store
@@ -177,6 +178,13 @@ class Build:
                 {"name": checkout.name, "url": checkout.url, "commit": checkout.commit, "spec": o.repo,
                  "stars": checkout.stars, "sandbox": o.sandbox}
             )
+            engine = engine_identity()
+            before = store.swap_engine(engine)
+            if before:
+                self.progress.note(
+                    f"{o.out} was built by corrupt {before.get('version')} (code {before.get('code')}), this is "
+                    f"{engine['version']} (code {engine['code']}): candidates and tasks recorded before are kept as they are"
+                )
             with self._stage("graph"):
                 try:
                     graph = build_code_graph(checkout.path)

@@ -109,6 +109,12 @@ class Store:
         with self._transaction() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('repo', ?)", (json.dumps(info),))
 
+    def swap_engine(self, engine: dict[str, str]) -> dict[str, str] | None:
+        """Record the engine building into this folder; returns the one before, if it differs."""
+        previous = self.get_meta("engine")
+        self.set_meta("engine", engine)
+        return previous if isinstance(previous, dict) and previous != engine else None
+
     def checkout_info(self) -> dict:
         row = self._query_one("SELECT value FROM meta WHERE key = 'repo'")
         return json.loads(row[0]) if row else {}
