@@ -96,11 +96,12 @@ def test_workspace_patching_restores_bytes_exactly(calc):
         target = ws.path / "src/calc/ops.py"
         original = target.read_bytes()
         target.write_bytes(original.replace(b"\n", b"\r\n"))  # a CRLF file must come back as CRLF
+        target.chmod(0o755)  # and an executable one executable
         crlf = target.read_bytes()
         with ws.patched({"src/calc/ops.py": "x = 1", "src/calc/new_module.py": "y = 2\r\n"}):
             assert target.read_bytes() == b"x = 1"
             assert (ws.path / "src/calc/new_module.py").read_bytes() == b"y = 2\r\n"
-        assert target.read_bytes() == crlf
+        assert target.read_bytes() == crlf and target.stat().st_mode & 0o777 == 0o755
         assert not (ws.path / "src/calc/new_module.py").exists()
         with pytest.raises(InputError, match="outside the working copy"), ws.patched({"../escape.py": ""}):
             pass

@@ -50,7 +50,7 @@ class Box:
     """What one box sees besides the system: host folders at their own paths.
 
     ``network``: ``"none"`` (a loopback of its own), ``"user"`` (a namespace of
-    its own that :mod:`corrupt.repos.usernet` connects to the outside, not to
+    its own that :mod:`corrupt.repos.launch` connects to the outside, not to
     the host's loopback; it names the resolver in ``resolv_conf``) or ``"host"``
     (the host's network namespace, where slirp4netns is missing)."""
 

@@ -6,7 +6,8 @@ each command gets a fresh container from it, with the working tree copied in
 size-limited ``/tmp`` and a scrubbed environment. The container is removed
 whatever happens — normal exit, timeout, error or Ctrl-C — and the files the
 caller asked for come back out of its I/O folder (``get_archive``), read
-in memory, only as regular files within a size cap. Only the ``docker`` package's API is used, so Docker and
+in memory, only as regular files within a size cap. Only the ``docker``
+package's API is used, so Docker and
 Podman's Docker-compatible socket (``DOCKER_HOST=unix:///...``) both work.
 """
 
@@ -62,8 +63,8 @@ _COPY_ATTEMPTS = 3
 _API_TIMEOUT = 300
 LABEL_SANDBOX = "corrupt.sandbox"
 LABEL_TREE = "corrupt.tree"  # lets tests and operators find a run's container
-IO_PATH = "/corrupt-io"
-_OPEN_FILES = 8192  # the run's I/O folder inside the container
+IO_PATH = "/corrupt-io"  # the run's I/O folder inside the container
+_OPEN_FILES = 8192
 
 
 class DockerSandbox(Sandbox):

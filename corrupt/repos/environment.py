@@ -11,10 +11,10 @@ The project is built from a temporary copy of the clone, because build
 backends write ``build/`` and ``*.egg-info`` into the source folder and the
 cached clone must never change. A build backend (``setup.py``, a plugin) is
 repository code, so every install step runs in a bubblewrap box like the
-tests do, but with network (it needs the package index): it sees the system,
-the Python, that copy, the venv being built and corrupt's own uv cache, and
-nothing else (not HOME, the cached clones, the user's repository or output
-folder). Installer credentials are not passed in. ``uv`` does the work (it
+tests do, but with network (it needs the package index; slirp4netns gives it
+its own, without the host's loopback): it sees the system, the Python, that
+copy, the venv being built and its uv cache, and nothing else (not HOME, the
+cached clones, the user's repository or output folder). Installer credentials are not passed in. ``uv`` does the work (it
 ships as a dependency of corrupt) with a cache that lives only as long as
 one environment's build: any install step can run code of the repository's
 choosing (its dependencies' build scripts too), so a shared cache would let
@@ -69,7 +69,7 @@ INSTALL_TIMEOUT = 1800.0
 INSTALL_LIMITS = Limits(timeout=INSTALL_TIMEOUT, memory_mb=8192, max_processes=4096, disk_mb=8192)
 # Part of every environment key: bump it when what an install puts in a venv
 # changes (v2: uv.lock pins first; v3: built in a box on the base interpreter,
-# files copied from corrupt's own uv cache), so no cache keeps an outdated one.
+# from a uv cache of its own), so no cache keeps an outdated one.
 RECIPE_VERSION = "3"
 MARKER_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 
@@ -246,12 +246,12 @@ class _Installer:
         self.env = _install_env()
         if self.uv:
             self.env.update(UV_CACHE_DIR=str(self.uv_cache), UV_LINK_MODE="copy", UV_NO_CONFIG="1")
-        self.env.update(VIRTUAL_ENV=str(venv), HOME=HOME if self.bwrap else str(venv), TMPDIR="/tmp")
+        self.env.update(VIRTUAL_ENV=str(venv), HOME=HOME if self.bwrap else str(venv))
+        if self.bwrap:
+            self.env["TMPDIR"] = "/tmp"  # the box's own
         # Cached trees carry no .git, so VCS-versioned builds (setuptools-scm,
         # hatch-vcs) need a stand-in version to build at all.
         self.env.setdefault("SETUPTOOLS_SCM_PRETEND_VERSION", "0.0.0")
-        if not self.bwrap:
-            self.env.pop("TMPDIR")
 
     def _launch(self, argv: list[str]):
         if self.bwrap is None:

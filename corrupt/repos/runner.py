@@ -92,14 +92,14 @@ def run_tests(
     report.exit_code = result.exit_code
     report.timed_out = result.timed_out
     report.output_tail = "\n".join(output[-TAIL_LINES:])
+    # Gone, or swapped by a test for a FIFO, a link or a huge file:
+    unreadable = None if REPORT in result.files else "the run's report is missing or unreadable"
     if result.timed_out:
         _mark_unfinished(report, started, "Timeout", "killed by the whole-run timeout")
     elif result.killed:
         _mark_unfinished(report, started, "Killed", f"the sandbox stopped the run ({result.killed})")
-    elif select is not None and not report.stopped_early:
-        _mark_missing(report, select)
-    if select is not None and REPORT not in result.files:  # gone, or swapped for a FIFO, a link, a huge file
-        _mark_missing(report, select, "the run's report is missing or unreadable")
+    if select is not None and (unreadable or not (result.timed_out or result.killed or report.stopped_early)):
+        _mark_missing(report, select, unreadable)
     if coverage:
         report.line_coverage = _read_coverage(result.files.get(COVERAGE))
     return report

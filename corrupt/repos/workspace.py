@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -88,12 +89,13 @@ class Workspace:
 
 
 def _read_regular(path: Path) -> bytes | None:
+    """The file's bytes; None when nothing, or no regular file, is there."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as handle:
-        return handle.read()
+        return handle.read() if stat.S_ISREG(os.fstat(handle.fileno()).st_mode) else None
 
 
 def _unlink(path: Path) -> None:
@@ -104,8 +106,18 @@ def _unlink(path: Path) -> None:
 
 
 def _write_no_follow(path: Path, data: bytes) -> None:
-    """Replace whatever is at ``path`` (a link, a FIFO, a folder) with a regular file."""
-    _unlink(path)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    """Write a regular file at ``path`` in place (its mode kept); whatever else is
+    there (a link, a FIFO, a folder) is replaced, never followed or opened."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        fd = None
+    if fd is not None and not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        fd = None
+    if fd is None:
+        _unlink(path)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     with os.fdopen(fd, "wb") as handle:
+        handle.truncate()
         handle.write(data)
