@@ -92,7 +92,7 @@ def build(
     from corrupt.tasks.build import Build, BuildOptions
     from corrupt.tasks.progress import RichProgress, stage_table, summary_table
 
-    if no_isolation:
+    if no_isolation and sandbox == "local":  # with docker it is refused, not warned about
         err_console.print(UNSAFE_WARNING)
     if out is None:
         out = Path("out") / Path(repo.split("@")[0].rstrip("/")).name
