@@ -1,7 +1,7 @@
 """Real small repositories and tasks built from them, for tests of exporters and materialisation.
 
 Tasks are assembled the way the build assembles them: real diffs and edit
-scripts from ``corrupt.corruptors.edits`` over real file contents, so every
+scripts from ``corrupt.source.edits`` over real file contents, so every
 exporter test checks what a real task would carry.
 """
 
@@ -11,7 +11,7 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-from corrupt.corruptors.edits import edit_script, unified_diff
+from corrupt.source.edits import edit_script, unified_diff
 from corrupt.tasks.models import (
     BugRecord,
     Difficulty,

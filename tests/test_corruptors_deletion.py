@@ -8,8 +8,8 @@ import textwrap
 import pytest
 
 from corrupt.corruptors.deletion import delete_function
-from corrupt.corruptors.edits import apply_edit_script, edit_script
-from corrupt.corruptors.locate import TargetNotFound
+from corrupt.source.edits import apply_edit_script, edit_script
+from corrupt.source.locate import TargetNotFound
 
 SOURCE = textwrap.dedent(
     '''\

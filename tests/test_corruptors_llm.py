@@ -9,9 +9,9 @@ import pytest
 from corrupt_screener import CORE, core_source, def_line, inventory, replace_once  # noqa: F401
 from llmserver import ChatServer, Reply, error, text, tool_call
 
-from corrupt.corruptors.edits import changed_lines
 from corrupt.corruptors.llm import LLMCorruptor
 from corrupt.errors import LLMError
+from corrupt.source.edits import changed_lines
 
 SOURCE = core_source()
 LINE = def_line(SOURCE, "clamp")

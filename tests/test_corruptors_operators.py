@@ -9,10 +9,10 @@ import textwrap
 import pytest
 
 from corrupt.corruptors.deletion import hollow_body
-from corrupt.corruptors.edits import apply_edit_script, edit_script, split_lines
-from corrupt.corruptors.locate import TargetNotFound, locate
 from corrupt.corruptors.operators import CATALOGUE, generate_mutants
 from corrupt.errors import InputError
+from corrupt.source.edits import apply_edit_script, edit_script, split_lines
+from corrupt.source.locate import TargetNotFound, locate
 
 
 def _mutants(source: str, operator: str) -> list[str]:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from corrupt.corruptors.edits import apply_edit_script, edit_script, split_lines
-from corrupt.corruptors.locate import find_ast_function
 from corrupt.corruptors.operators import generate_mutants
+from corrupt.source.edits import apply_edit_script, edit_script, split_lines
+from corrupt.source.functions import function_at
 
 MINISHOP = Path(__file__).resolve().parents[1] / "examples" / "minishop" / "src"
 MODULES = [p for p in sorted(MINISHOP.rglob("*.py")) if "def " in p.read_text(encoding="utf-8")]
@@ -86,7 +86,7 @@ def _functions(source: str) -> list[tuple[str, int]]:
 
 def _span(source: str, qualname: str, def_line: int) -> tuple[int, int, ast.AST]:
     """The function's lines, found in a whole-file parse (generation parses only the function)."""
-    node = find_ast_function(ast.parse(source), qualname, def_line)
+    node = function_at(ast.parse(source), def_line, qualname)
     assert node is not None, f"{qualname} lost its def line"
     start = min([d.lineno for d in node.decorator_list] + [node.lineno])
     return start, node.end_lineno or node.lineno, node

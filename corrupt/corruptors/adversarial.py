@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from corrupt.corruptors.locate import find_ast_function
 from corrupt.corruptors.models import (
     Bug,
     Corruption,
@@ -48,6 +47,7 @@ from corrupt.corruptors.screening import (
 )
 from corrupt.corruptors.validate import tells
 from corrupt.errors import CorruptError
+from corrupt.source.functions import function_at
 
 
 @dataclass
@@ -89,7 +89,7 @@ def adversarial_search(
     except SyntaxError as exc:
         outcome.reason = f"{file} does not parse: {exc.msg}"
         return outcome
-    if find_ast_function(tree, qualname, def_line) is None:
+    if function_at(tree, def_line, qualname) is None:
         outcome.reason = f"target {qualname} not found at {file}:{def_line}"
         return outcome
     try:

@@ -11,9 +11,10 @@ from typing import Literal
 
 import libcst as cst
 
-from corrupt.corruptors.edits import changed_lines
-from corrupt.corruptors.locate import TargetNotFound, locate
 from corrupt.corruptors.models import Mutant
+from corrupt.source.edits import changed_lines
+from corrupt.source.functions import TargetNotFound
+from corrupt.source.locate import locate
 
 DeletionStyle = Literal["raise", "pass"]
 

@@ -20,8 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from corrupt.corruptors.edits import changed_lines
-from corrupt.corruptors.locate import find_ast_function, span_of
 from corrupt.corruptors.models import Bug, Corruption, CorruptionOutcome, FileChange, Screener
 from corrupt.corruptors.screening import (
     DistanceTo,
@@ -33,6 +31,8 @@ from corrupt.corruptors.screening import (
 )
 from corrupt.corruptors.validate import corruption_problems, splice_function
 from corrupt.errors import LLMError
+from corrupt.source.edits import changed_lines
+from corrupt.source.functions import function_at, span_of
 
 ODC_CATEGORIES = [
     "Assignment",
@@ -181,7 +181,7 @@ class LLMCorruptor:
         outcome = CorruptionOutcome(target=qualname, corruption=None)
         tests = sorted(set(covering_tests) & baseline_passing)
         try:
-            node = find_ast_function(ast.parse(source), qualname, def_line)
+            node = function_at(ast.parse(source), def_line, qualname)
         except SyntaxError as exc:
             outcome.reason = f"{file} does not parse: {exc.msg}"
             return outcome
@@ -192,8 +192,8 @@ class LLMCorruptor:
             outcome.reason = "no covering tests"
             return outcome
 
-        span = span_of(node)
         lines = source.splitlines(keepends=True)
+        span = span_of(node, lines)
         function = "".join(lines[span.start - 1 : span.end])
         messages: list[dict[str, Any]] = [
             {

@@ -15,9 +15,9 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from corrupt.corruptors.edits import changed_lines
 from corrupt.corruptors.models import Bug, Corruption, FileChange, Screener
 from corrupt.corruptors.screening import screen
+from corrupt.source.edits import changed_lines
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from corrupt.corruptors.models import Effect, Screener
 from corrupt.errors import CorruptError
 from corrupt.repos.models import Frame, TestReport, TestResult
+from corrupt.source.functions import extent, functions_in, matches
 
 # Exception types that mean "a test's expectation was not met" rather than "the code crashed".
 ASSERTION_TYPES = frozenset({"AssertionError", "Failed"})  # Failed: pytest.raises, pytest.fail
@@ -102,27 +103,15 @@ class FrameNames:
     def __init__(self, file: str, source: str, qualname: str, def_line: int) -> None:
         self.file = file
         self.functions: list[tuple[int, int, int, str]] = []  # def line, end, first line, path
-        self._collect(ast.parse(source), "")
+        for path, node in functions_in(ast.parse(source)):
+            first, end = extent(node)
+            self.functions.append((node.lineno, end, first, path))
         target = next(
-            (
-                f
-                for f in self.functions
-                if f[0] == def_line and (qualname == f[3] or qualname.endswith("." + f[3]))
-            ),
-            None,
+            (f for f in self.functions if f[0] == def_line and matches(qualname, f[3])), None
         )
         self.span = (target[2], target[1]) if target else (def_line, def_line)
-        self.prefix = qualname[: -len(target[3]) - 1] if target and qualname != target[3] else ""
-
-    def _collect(self, node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-                path = f"{prefix}.{child.name}" if prefix else child.name
-                if not isinstance(child, ast.ClassDef):
-                    first = min([d.lineno for d in child.decorator_list] + [child.lineno])
-                    end = child.end_lineno or child.lineno
-                    self.functions.append((child.lineno, end, first, path))
-                self._collect(child, path)
+        name = qualname.split("#", 1)[0]  # the graph's mark for a repeated definition
+        self.prefix = name[: -len(target[3]) - 1] if target and name != target[3] else ""
 
     def __call__(self, frame: Frame) -> str:
         if frame.file == self.file:

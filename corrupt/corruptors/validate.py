@@ -21,8 +21,8 @@ from collections import Counter
 from pyflakes.api import check as pyflakes_check
 from pyflakes.reporter import Reporter
 
-from corrupt.corruptors.locate import find_ast_function, span_of
 from corrupt.corruptors.operators import mutant_problem
+from corrupt.source.functions import function_at, span_of
 
 
 def pyflakes_findings(source: str, filename: str = "<corrupt>") -> Counter[str]:
@@ -74,7 +74,7 @@ def corruption_problems(
 ) -> list[str]:
     """Why ``corrupted`` is not an acceptable corruption of one function (empty when it is)."""
     try:
-        before = find_ast_function(ast.parse(original), qualname, def_line)
+        before = function_at(ast.parse(original), def_line, qualname)
     except SyntaxError as exc:
         return [f"original file does not parse: {exc.msg}"]
     if before is None:
@@ -92,11 +92,11 @@ def splice_function(original: str, qualname: str, def_line: int, new_function: s
     are kept from the original when the replacement omits them, so a model
     only has to send the function itself. Line endings follow the file's.
     """
-    node = find_ast_function(ast.parse(original), qualname, def_line)
+    node = function_at(ast.parse(original), def_line, qualname)
     if node is None:
         raise ValueError(f"target {qualname} not found at line {def_line}")
-    span = span_of(node)
     lines = original.splitlines(keepends=True)
+    span = span_of(node, lines)
     first = lines[span.def_line - 1]
     indent = first[: len(first) - len(first.lstrip())]
     newline = "\r\n" if first.endswith("\r\n") else "\n"

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from corrupt.graph.local_metrics import LocalMetrics, measure
 from corrupt.graph.models import Symbol, SymbolKind
+from corrupt.source.functions import body_start, docstring_span, signature_end
 
 Expr = tuple
 RETURN, YIELD, ELEMS = "<return>", "<yield>", "<elems>"
@@ -180,30 +181,6 @@ def _decorator_name(node: ast.expr) -> str | None:
     return None
 
 
-def _docstring_span(node) -> tuple[int, int] | None:
-    body = node.body
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        return body[0].lineno, body[0].end_lineno or body[0].lineno
-    return None
-
-
-def _signature_end(lines: list[str], node) -> int:
-    """Line of the colon ending a def/class header: the last code line before the body."""
-    first = node.body[0].lineno
-    if first == node.lineno:
-        return node.lineno
-    for number in range(first - 1, node.lineno - 1, -1):
-        text = lines[number - 1].strip()
-        if text and not text.startswith("#"):
-            return number
-    return node.lineno
-
-
 class _Extractor:
     def __init__(self, module: str, file: str, is_package: bool, lines: list[str]):
         self.facts = ModuleFacts(module, file, is_package, len(lines))
@@ -320,7 +297,7 @@ class _Extractor:
             isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter", "getter")
             for d in node.decorator_list
         )
-        docstring = _docstring_span(node)
+        docstring = docstring_span(node)
         self.facts.symbols.append(
             Symbol(
                 qualname=qualname,
@@ -334,8 +311,8 @@ class _Extractor:
                 if node.decorator_list
                 else None,
                 docstring=docstring,
-                signature=(node.lineno, _signature_end(self.lines, node)),
-                body_start=self.body_start(node, docstring),
+                signature=(node.lineno, signature_end(self.lines, node)),
+                body_start=body_start(node),
             )
         )
         positional, kwonly = _params(node.args)
@@ -387,10 +364,6 @@ class _Extractor:
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
 
-    def body_start(self, node, docstring) -> int | None:
-        statements = node.body[1:] if docstring else node.body
-        return statements[0].lineno if statements else None
-
     def decorate(self, node, value: Expr, scope: _Scope) -> Expr:
         """Apply decorators innermost first; an unresolvable decorator keeps the function."""
         for decorator in reversed(node.decorator_list):
@@ -407,7 +380,7 @@ class _Extractor:
 
     def stmt_ClassDef(self, node: ast.ClassDef, scope: _Scope) -> None:
         qualname = self.unique(f"{scope.prefix}.{node.name}")
-        docstring = _docstring_span(node)
+        docstring = docstring_span(node)
         self.facts.symbols.append(
             Symbol(
                 qualname=qualname,
@@ -420,8 +393,8 @@ class _Extractor:
                 if node.decorator_list
                 else None,
                 docstring=docstring,
-                signature=(node.lineno, _signature_end(self.lines, node)),
-                body_start=self.body_start(node, docstring),
+                signature=(node.lineno, signature_end(self.lines, node)),
+                body_start=body_start(node),
             )
         )
         self.facts.bases[qualname] = [b for b in (self.expr(b, scope) for b in node.bases) if b]
@@ -753,8 +726,8 @@ def extract(tree: ast.Module, module: str, file: str, is_package: bool, lines: l
             file=file,
             start_line=1,
             end_line=max(len(lines), 1),
-            docstring=_docstring_span(tree),
-            body_start=extractor.body_start(tree, _docstring_span(tree)),
+            docstring=docstring_span(tree),
+            body_start=body_start(tree),
         )
     )
     scope = _Scope("module", module, module)

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from corrupt.errors import InputError
 from corrupt.graph.models import CodeGraph, FunctionMetrics, Symbol
 from corrupt.selection.models import Target
+from corrupt.source.functions import AstFunction, functions_in
 
 COMPLEXITY_METRICS = ("code_lines", "cyclomatic", "halstead_volume")
 TEST_DIRS = frozenset({"test", "tests", "testing"})
@@ -61,7 +62,7 @@ def _is_trivial_statement(stmt: ast.stmt) -> bool:
     return False
 
 
-def is_trivial_body(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def is_trivial_body(fn: AstFunction) -> bool:
     """A getter, setter, stub or abstract method: one statement that does no work."""
     body = list(fn.body)
     first = body[0] if body else None
@@ -78,16 +79,14 @@ class _SourceIndex:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._by_file: dict[str, dict[int, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        self._by_file: dict[str, dict[int, AstFunction]] = {}
 
-    def function_at(self, file: str, def_line: int):
+    def function_at(self, file: str, def_line: int) -> AstFunction | None:
         if file not in self._by_file:
-            nodes: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+            nodes: dict[int, AstFunction] = {}
             try:
                 text = (self.root / file).read_text(encoding="utf-8")
-                for node in ast.walk(ast.parse(text)):
-                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        nodes[node.lineno] = node
+                nodes = {node.lineno: node for _, node in functions_in(ast.parse(text))}
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
                 pass  # the graph stage already recorded why; eligibility stays name-based
             self._by_file[file] = nodes

@@ -21,7 +21,6 @@ from pathlib import Path
 from queue import Queue
 from typing import TYPE_CHECKING, cast
 
-from corrupt.corruptors.locate import TargetNotFound
 from corrupt.corruptors.models import Bug, Corruption, FileChange
 from corrupt.errors import InputError, LLMError, NoPythonError, SelectionError
 from corrupt.graph.distance import distances_to
@@ -29,6 +28,7 @@ from corrupt.graph.models import CodeGraph, Symbol
 from corrupt.repos.models import Baseline, Checkout, Environment
 from corrupt.repos.sandbox import Sandbox
 from corrupt.selection.models import Group, SliceSpec, Target
+from corrupt.source.functions import TargetNotFound
 from corrupt.tasks.assemble import build_task
 from corrupt.tasks.engine import engine_identity
 from corrupt.tasks.screen import RunBudget, TreeScreener

@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from corrupt.corruptors.edits import apply_edit_script
 from corrupt.errors import InputError, StoreError
+from corrupt.source.edits import apply_edit_script
 from corrupt.tasks.models import Task
 
 FORMATS = ("jsonl", "swesmith", "pdb", "parquet")

@@ -18,16 +18,16 @@ import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from corrupt.corruptors.edits import (
+from corrupt.corruptors.models import Corruption
+from corrupt.graph.models import Symbol
+from corrupt.repos.models import Baseline, TestReport
+from corrupt.source.edits import (
     apply_edit_script,
     apply_unified_diff,
     edit_script,
     unified_diff,
 )
-from corrupt.corruptors.locate import find_ast_function
-from corrupt.corruptors.models import Corruption
-from corrupt.graph.models import Symbol
-from corrupt.repos.models import Baseline, TestReport
+from corrupt.source.functions import function_at
 
 FullRun = Callable[[dict[str, str]], TestReport]
 
@@ -166,7 +166,7 @@ def _signature(tree: ast.Module, sym: Symbol) -> tuple | None:
     by its def line, which a corruption never moves (lines outside the target are
     checked unchanged first): a name alone cannot tell a property's getter from its
     setter, or a redefinition from the definition it replaces."""
-    node = find_ast_function(tree, sym.qualname, sym.start_line)
+    node = function_at(tree, sym.start_line, sym.qualname)
     if node is None:
         return None
     a = node.args

@@ -17,18 +17,11 @@ from collections.abc import Iterable, Iterator
 
 import libcst as cst
 
-from corrupt.corruptors.edits import changed_lines, split_lines
-from corrupt.corruptors.locate import (
-    AstFunction,
-    Located,
-    Span,
-    find_ast_function,
-    locate,
-    outside_unchanged,
-    span_of,
-)
 from corrupt.corruptors.models import Mutant
 from corrupt.corruptors.operators.base import FunctionContext, Operator, Site
+from corrupt.source.edits import changed_lines, split_lines
+from corrupt.source.functions import AstFunction, extent, function_at
+from corrupt.source.locate import Located, locate, outside_unchanged
 
 
 def _signature(node: AstFunction, with_defaults: bool) -> str:
@@ -64,7 +57,7 @@ def mutant_problem(
     parsing whole files dominated generation time. A function using
     ``nonlocal`` needs its enclosing scopes, so it takes the whole-file path.
     """
-    prefix, suffix = _outside(original, span_of(before))
+    prefix, suffix = _outside(original, extent(before))
     if (
         len(corrupted) < len(prefix) + len(suffix)
         or not corrupted.startswith(prefix)
@@ -105,10 +98,11 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _outside(original: str, span: Span) -> tuple[str, str]:
+def _outside(original: str, lines: tuple[int, int]) -> tuple[str, str]:
     """The text before the function's first line and after its last line."""
     starts = _line_starts(original)
-    return original[: starts[span.start - 1]], original[starts[min(span.end, len(starts) - 1)] :]
+    first, last = lines
+    return original[: starts[first - 1]], original[starts[min(last, len(starts) - 1)] :]
 
 
 def _whole_file_problem(
@@ -121,10 +115,10 @@ def _whole_file_problem(
             compile(tree, "<mutant>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, SyntaxWarning) as exc:
         return f"does not compile: {exc}"
-    after = find_ast_function(tree, qualname, before.lineno)
+    after = function_at(tree, before.lineno, qualname)
     if after is None:
         return "target function moved or vanished"
-    if not outside_unchanged(original, corrupted, span_of(before), span_of(after)):
+    if not outside_unchanged(original, corrupted, extent(before), extent(after)):
         return "changed code outside the target function"
     return _function_problem(before, after, allow_defaults)
 

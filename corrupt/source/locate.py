@@ -1,9 +1,8 @@
-"""Find a target function in a file, and check that a rewrite stayed inside it.
+"""The libcst node of a target function, to rewrite it without touching the rest of the file.
 
-Targets are named by qualname plus ``def`` line (the graph stage's ``start_line``),
-because a qualname alone is ambiguous (property setters, conditional defs).
-libcst gives the node to rewrite; stdlib ``ast`` (ten times faster) checks the
-result, which is what every mutant goes through.
+The function is found by def line through :mod:`corrupt.source.functions`;
+libcst gives the node to rewrite, and stdlib ``ast`` (ten times faster) checks
+the result, which is what every mutant goes through.
 """
 
 from __future__ import annotations
@@ -15,25 +14,16 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from corrupt.corruptors.edits import split_lines
-from corrupt.errors import CorruptError
-
-AstFunction = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-class TargetNotFound(CorruptError):
-    """The file does not parse, or has no function of that name on that line."""
-
-    exit_code = 27
-
-
-@dataclass(frozen=True)
-class Span:
-    """1-based inclusive lines of a function; ``start`` is its first decorator."""
-
-    start: int
-    def_line: int
-    end: int
+from corrupt.source.edits import split_lines
+from corrupt.source.functions import (
+    AstFunction,
+    Span,
+    TargetNotFound,
+    defs_in_order,
+    matches,
+    parse_python,
+    span_of,
+)
 
 
 @dataclass(frozen=True)
@@ -99,82 +89,11 @@ def _find_splice(
     return None
 
 
-_BLOCK_FIELDS = ("body", "orelse", "handlers", "finalbody", "cases")
-_DEF_TYPES = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, cst.ClassDef, cst.FunctionDef)
-
-
-def _statement_children(node: object) -> list:
-    """Statements (or clause nodes holding statements) directly under ``node``.
-
-    Definitions only ever sit in statement lists, so walking those alone (not
-    expressions) finds every def in source order at a fraction of a full walk.
-    Works for both ``ast`` and libcst nodes, which use the same field names.
-    """
-    children: list = []
-    for name in _BLOCK_FIELDS:
-        value = getattr(node, name, None)
-        if value is None:
-            continue
-        if isinstance(value, cst.BaseSuite):
-            value = value.body if isinstance(value, cst.IndentedBlock) else []
-        children.extend(value if isinstance(value, list | tuple) else [value])
-    return children
-
-
-def _defs_in_order(root: object) -> list[tuple[str, object]]:
-    """Every class and function with its in-file dotted path, in source order."""
-    found: list[tuple[str, object]] = []
-
-    def walk(node: object, prefix: str) -> None:
-        for child in _statement_children(node):
-            if isinstance(child, _DEF_TYPES):
-                name = child.name if isinstance(child.name, str) else child.name.value
-                path = f"{prefix}.{name}" if prefix else name
-                found.append((path, child))
-                walk(child, path)
-            else:
-                walk(child, prefix)
-
-    walk(root, "")
-    return found
-
-
-def _matches(qualname: str, path: str) -> bool:
-    """The module prefix of a qualname is not known from the file, so match the tail.
-    The def line tells apart definitions of one name, so the graph's ``#2`` /
-    ``#overload`` suffixes for them are not part of the match."""
-    name = qualname.split("#", 1)[0]
-    return name == path or name.endswith("." + path)
-
-
-def span_of(node: AstFunction) -> Span:
-    start = min([d.lineno for d in node.decorator_list] + [node.lineno])
-    return Span(start, node.lineno, node.end_lineno or node.lineno)
-
-
-def find_ast_function(tree: ast.Module, qualname: str, def_line: int) -> AstFunction | None:
-    for path, node in _defs_in_order(tree):
-        if (
-            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-            and node.lineno == def_line
-            and _matches(qualname, path)
-        ):
-            return node
-    return None
-
-
-def parse_python(source: str, what: str = "file") -> ast.Module:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError) as exc:
-        raise TargetNotFound(f"{what} does not parse: {exc}") from None
-
-
 @functools.lru_cache(maxsize=16)
 def _parsed(source: str) -> tuple[list[tuple[str, object]], cst.Module | str]:
     """Definitions (ast) and the libcst module of a file, cached: callers walk one
     file's functions in turn, and a libcst parse costs far more than a mutant."""
-    ordered = _defs_in_order(parse_python(source))
+    ordered = defs_in_order(parse_python(source))
     try:
         return ordered, cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -190,7 +109,7 @@ def locate(source: str, qualname: str, def_line: int) -> Located:
             for i, (path, node) in enumerate(ordered)
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
             and node.lineno == def_line
-            and _matches(qualname, path)
+            and matches(qualname, path)
         ),
         None,
     )
@@ -200,21 +119,23 @@ def locate(source: str, qualname: str, def_line: int) -> Located:
         raise TargetNotFound(module)
     path, node = ordered[index]
     assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-    cst_path, function = _defs_in_order(module)[index]
+    cst_path, function = defs_in_order(module)[index]
     if cst_path != path or not isinstance(function, cst.FunctionDef):
         raise TargetNotFound(f"libcst and ast disagree about the definitions around {qualname}")
-    span = span_of(node)
+    span = span_of(node, split_lines(source))
     splice = _find_splice(source, module, function, span)
     return Located(module, function, span, source, splice, node)
 
 
-def outside_unchanged(original: str, corrupted: str, span: Span, new_span: Span) -> bool:
-    """Whether every line before ``span.start`` and after ``span.end`` is byte-identical."""
+def outside_unchanged(
+    original: str, corrupted: str, extent: tuple[int, int], new_extent: tuple[int, int]
+) -> bool:
+    """Whether every line before and after a function's extent (first, last line) is byte-identical."""
     old, new = split_lines(original), split_lines(corrupted)
-    before = span.start - 1
-    after_old, after_new = len(old) - span.end, len(new) - new_span.end
+    before = extent[0] - 1
+    after_old, after_new = len(old) - extent[1], len(new) - new_extent[1]
     return (
-        span.start == new_span.start
+        extent[0] == new_extent[0]
         and old[:before] == new[:before]
         and after_old == after_new
         and old[len(old) - after_old :] == new[len(new) - after_new :]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corrupt.corruptors.edits import (
+from corrupt.source.edits import (
     EditScriptError,
     apply_edit_script,
     apply_unified_diff,
