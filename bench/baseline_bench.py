@@ -11,36 +11,37 @@ cached: everything cached (what every later command pays)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from corrupt.repos.baseline import compute_baseline
-from corrupt.repos.checkout import checkout
+from corrupt.prepare import prepare
 from corrupt.repos.sandboxes import get_sandbox
-from corrupt.repos.specs import parse_spec
 
 
 def measure(repo: str, cache: Path, sandbox_name: str, time_limit: float) -> dict[str, float]:
     times: dict[str, float] = {}
-    started = time.monotonic()
-    pinned = checkout(parse_spec(repo), cache_dir=cache)
-    times["clone"] = time.monotonic() - started
+
+    @contextlib.contextmanager
+    def timed(stage: str) -> Iterator[None]:
+        started = time.monotonic()
+        yield
+        times[stage] = time.monotonic() - started
+
+    fresh = not any((cache / "baselines").glob("*.json"))
     sandbox = get_sandbox(sandbox_name, cache_dir=cache)
     try:
-        started = time.monotonic()
-        env = sandbox.prepare(pinned)
-        times["env"] = time.monotonic() - started
-        fresh = not any((cache / "baselines").glob("*.json"))
-        started = time.monotonic()
-        baseline = compute_baseline(pinned, sandbox, env, time_limit=time_limit, cache_dir=cache)
-        total = time.monotonic() - started
+        baseline = prepare(repo, sandbox, time_limit=time_limit, cache_dir=cache, stage=timed).baseline
     finally:
         sandbox.close()
+    times["clone"] = times["checkout"]
+    times["env"] = times["environment"]
     times["runs"] = baseline.timings["runs"] if fresh else 0.0
     times["coverage"] = baseline.timings["coverage"] if fresh else 0.0
-    times["baseline total"] = total
+    times["baseline total"] = times["baseline"]
     times["tests"] = len(baseline.tests)
     return times
 

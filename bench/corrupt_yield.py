@@ -20,12 +20,9 @@ from collections import Counter
 from pathlib import Path
 
 from corrupt.corruptors.adversarial import adversarial_search
-from corrupt.graph import build_code_graph
-from corrupt.repos.baseline import compute_baseline
-from corrupt.repos.checkout import checkout
-from corrupt.repos.coverage import coverage_map
+from corrupt.corruptors.models import CorruptionRequest, TargetSource
+from corrupt.prepare import prepare
 from corrupt.repos.local import LocalSandbox
-from corrupt.repos.specs import parse_spec
 from corrupt.repos.workspace import Workspace
 from corrupt.selection.eligibility import eligible_targets
 from corrupt.tasks.screen import RunBudget, TreeScreener
@@ -61,21 +58,15 @@ def main() -> None:
     args = parser.parse_args()
 
     started = time.monotonic()
-    repo = checkout(parse_spec(args.repo), cache_dir=args.cache_dir)
     sandbox = LocalSandbox(cache_dir=args.cache_dir)
-    env = sandbox.prepare(repo)
-    baseline = compute_baseline(repo, sandbox, env, cache_dir=args.cache_dir)
-    graph = build_code_graph(repo.path)
-    spans = [
-        (s.qualname, s.file, s.body_start or s.start_line, s.end_line) for s in graph.functions()
-    ]
-    coverage = coverage_map(baseline, spans)
-    targets = eligible_targets(graph, coverage, min_covering=args.min_covering, root=repo.path)
+    ready = prepare(args.repo, sandbox, cache_dir=args.cache_dir)
+    repo, env, baseline, graph = ready.checkout, ready.env, ready.baseline, ready.graph
+    targets = eligible_targets(graph, ready.coverage, min_covering=args.min_covering, root=repo.path)
     if 0 < args.sample < len(targets):
         chosen = random.Random(args.seed).sample(range(len(targets)), args.sample)
         targets = [targets[i] for i in sorted(chosen)]
     digraph = graph.digraph()
-    passing = set(baseline.tests)
+    passing = frozenset(baseline.tests)
     print(
         f"{repo.name}: {len(graph.functions())} functions, {len(targets)} eligible, "
         f"{len(passing)} baseline tests, suite {baseline.seconds:.1f}s; "
@@ -94,25 +85,24 @@ def main() -> None:
             with open(repo.path / target.file, encoding="utf-8", newline="") as fh:
                 source = fh.read()
             before = screener.runs
-            outcome = adversarial_search(
-                source,
+            asked = TargetSource(
                 target.file,
                 target.qualname,
                 target.start_line,
-                target.covering_tests,
-                screener,
-                passing,
-                min_failing=args.min_failing,
-                seed=args.seed,
-                max_candidates=args.max_candidates,
-                enough=args.enough,
-                distance_to=distance_callback(digraph, target.qualname),
+                source,
+                tuple(target.covering_tests),
+                distance_callback(digraph, target.qualname),
+            )
+            request = CorruptionRequest((asked,), passing, args.min_failing, args.seed)
+            outcome = adversarial_search(
+                request, screener, max_candidates=args.max_candidates, enough=args.enough
             )
             runs += screener.runs - before
             screened += outcome.screened
             if outcome.corruption is None:
-                reasons[outcome.reason.split(":")[0]] += 1
-                print(f"  - {target.qualname}: {outcome.reason}")
+                kind = outcome.rejection.kind if outcome.rejection else "unknown"
+                reasons[str(kind)] += 1
+                print(f"  - {target.qualname}: {outcome.rejection}")
                 continue
             valid += 1
             bug = outcome.corruption.bugs[0]

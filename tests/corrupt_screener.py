@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from corrupt.corruptors.models import CorruptionRequest, TargetSource
 from corrupt.repos.checkout import checkout
 from corrupt.repos.local import LocalSandbox
 from corrupt.repos.runner import run_tests
@@ -57,3 +58,19 @@ def def_line(source: str, name: str) -> int:
 def replace_once(source: str, old: str, new: str) -> str:
     assert source.count(old) == 1, old
     return source.replace(old, new)
+
+
+def request(
+    source: str,
+    file: str,
+    qualname: str,
+    line: int,
+    covering: list[str],
+    passing: set[str],
+    *,
+    min_failing: int = 5,
+    seed: int = 0,
+) -> CorruptionRequest:
+    """The request the build would make for one target."""
+    target = TargetSource(file, qualname, line, source, tuple(covering))
+    return CorruptionRequest((target,), frozenset(passing), min_failing=min_failing, seed=seed)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from corrupt_screener import CORE, core_source, def_line, inventory  # noqa: F401
+from corrupt_screener import CORE, core_source, def_line, inventory, request  # noqa: F401
 
 from corrupt.corruptors.adversarial import adversarial_search
+from corrupt.corruptors.models import Rejection, RejectionKind
 from corrupt.corruptors.operators import CATALOGUE
 from corrupt.corruptors.screening import FrameNames, Screening, hop_distance, subtlety
 from corrupt.corruptors.validate import tells
@@ -18,18 +19,13 @@ def covering(passing: set[str], *words: str) -> list[str]:
     return sorted(t for t in passing if any(w in t for w in words))
 
 
-def search(inventory, name, qualname, words, **options):  # noqa: F811
+def search(inventory, name, qualname, words, min_failing=5, seed=0, **options):  # noqa: F811
     screener, passing = inventory
-    return adversarial_search(
-        SOURCE,
-        CORE,
-        qualname,
-        def_line(SOURCE, name),
-        covering(passing, *words),
-        screener,
-        passing,
-        **options,
+    asked = request(
+        SOURCE, CORE, qualname, def_line(SOURCE, name), covering(passing, *words), passing,
+        min_failing=min_failing, seed=seed,
     )
+    return adversarial_search(asked, screener, **options)
 
 
 def test_finds_a_qualifying_mutant_within_a_bounded_number_of_runs(inventory):  # noqa: F811
@@ -40,7 +36,7 @@ def test_finds_a_qualifying_mutant_within_a_bounded_number_of_runs(inventory):  
     runs = screener.runs - before
     assert outcome.screened <= 8 and runs <= outcome.screened + 2
     corruption = outcome.corruption
-    assert corruption is not None, outcome.reason
+    assert corruption is not None, outcome.rejection
     bug = corruption.bugs[0]
     assert corruption.kind == "adversarial" and corruption.targets == ["inventory.core.clamp"]
     assert corruption.corruptor == f"procedural:{bug.operator}" and bug.operator in CATALOGUE
@@ -73,7 +69,7 @@ def test_same_seed_same_search(inventory):  # noqa: F811
     first = search(inventory, "take", "inventory.core.Warehouse.take", words, **options)
     second = search(inventory, "take", "inventory.core.Warehouse.take", words, **options)
     assert first.tried == second.tried
-    assert first.reason == second.reason
+    assert first.rejection == second.rejection
     assert (first.corruption is None) == (second.corruption is None)
     if first.corruption:
         assert first.corruption.files == second.corruption.files
@@ -93,7 +89,9 @@ def test_tells_are_rejected_before_any_run(inventory):  # noqa: F811
     assert outcome.candidates == len(outcome.tried) >= 1
     assert all(t["outcome"] == "rejected" for t in outcome.tried)
     assert all("UndefinedName" in t["reason"] for t in outcome.tried)
-    assert outcome.reason == "no valid mutant: every candidate was a no-op or left a tell"
+    assert outcome.rejection == Rejection(
+        RejectionKind.NO_VALID_MUTANT, "no valid mutant: every candidate was a no-op or left a tell"
+    )
     assert screener.runs == before and outcome.screened == 0
 
 
@@ -107,24 +105,32 @@ def test_no_surviving_mutant_is_an_outcome(inventory):  # noqa: F811
         max_candidates=2,
     )
     assert outcome.corruption is None and outcome.screened == 2
-    assert outcome.reason.startswith("no surviving mutant: 2 screened, the best failed ")
-    assert outcome.reason.endswith("previously passing test(s), 50 needed")
+    assert outcome.rejection is not None and outcome.rejection.kind == RejectionKind.NO_SURVIVOR
+    assert str(outcome.rejection).startswith("no surviving mutant: 2 screened, the best failed ")
+    assert str(outcome.rejection).endswith("previously passing test(s), 50 needed")
 
 
 def test_bad_targets_are_outcomes(inventory):  # noqa: F811
     screener, passing = inventory
     before = screener.runs
     untested = search(inventory, "clamp", "inventory.core.clamp", ["no-such-test"])
-    assert untested.corruption is None and untested.reason == "no covering tests"
-    missing = adversarial_search(
-        SOURCE, CORE, "inventory.core.gone", 3, sorted(passing), screener, passing
+    assert untested.corruption is None
+    assert untested.rejection == Rejection(RejectionKind.NO_COVERING_TESTS, "no covering tests")
+
+    def outcome(source, file, qualname, line):
+        return adversarial_search(request(source, file, qualname, line, sorted(passing), passing), screener)
+
+    missing = outcome(SOURCE, CORE, "inventory.core.gone", 3)
+    assert missing.rejection == Rejection(
+        RejectionKind.NOT_FOUND, f"target inventory.core.gone not found at {CORE}:3"
     )
-    assert missing.reason == f"target inventory.core.gone not found at {CORE}:3"
-    trivial = "def idle():\n    pass\n"
-    nothing = adversarial_search(trivial, "idle.py", "idle", 1, sorted(passing), screener, passing)
-    assert nothing.reason == "no mutants: no operator applies to this function"
-    broken = adversarial_search("def f(:\n", "f.py", "f", 1, sorted(passing), screener, passing)
-    assert broken.reason.startswith("f.py does not parse")
+    nothing = outcome("def idle():\n    pass\n", "idle.py", "idle", 1)
+    assert nothing.rejection == Rejection(
+        RejectionKind.NO_MUTANTS, "no mutants: no operator applies to this function"
+    )
+    broken = outcome("def f(:\n", "f.py", "f", 1)
+    assert broken.rejection is not None and broken.rejection.kind == RejectionKind.NOT_FOUND
+    assert str(broken.rejection).startswith("f.py does not parse")
     assert screener.runs == before
 
 

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from typing import Any
 
 import pytest
 
-from corrupt.corruptors.deletion import delete_function
+from corrupt.corruptors.deletion import DeletionCorruptor, delete_function
+from corrupt.corruptors.models import (
+    CorruptionRequest,
+    DeletionStyle,
+    Rejection,
+    RejectionKind,
+    TargetSource,
+)
 from corrupt.source.edits import apply_edit_script, edit_script
-from corrupt.source.locate import TargetNotFound
+from corrupt.source.functions import TargetNotFound
 
 SOURCE = textwrap.dedent(
     '''\
@@ -143,3 +151,22 @@ def test_unknown_target_and_bad_input_are_clear_errors() -> None:
     already = "def f():\n    raise NotImplementedError\n"
     with pytest.raises(TargetNotFound, match="no body to delete"):
         delete_function(already, "m.py", "m.f", 1)
+
+
+def test_the_deletion_corruptor_answers_with_a_corruption_or_a_rejection() -> None:
+    source = "class C:\n    @property\n    def v(self):\n        return 1\n\n    @v.setter\n    def v(self, x):\n        self._v = x\n"
+
+    def ask(qualname: str, line: int) -> Any:
+        target = TargetSource("c.py", qualname, line, source)
+        request = CorruptionRequest((target,), frozenset())
+        return DeletionCorruptor(DeletionStyle.PASS).corrupt(request, screener=None)  # type: ignore[arg-type]
+
+    setter = ask("c.C.v#2", 7)
+    assert setter.rejection is None and setter.corruption is not None
+    assert setter.corruption.kind == "deletion" and setter.corruption.corruptor == "deletion"
+    corrupted = setter.corruption.files["c.py"].corrupted
+    assert corrupted == source.replace("        self._v = x\n", "        pass\n")
+    assert setter.corruption.bugs[0].lines == [8]
+    stale = ask("c.C.v", 5)  # no def on that line: rejected as data, not raised
+    assert stale.corruption is None
+    assert stale.rejection == Rejection(RejectionKind.NOT_FOUND, "no function c.C.v with its def on line 5")

@@ -5,8 +5,17 @@ from __future__ import annotations
 import pytest
 from corrupt_screener import CORE, core_source, inventory, replace_once  # noqa: F401
 
-from corrupt.corruptors.models import Bug, Corruption, FileChange
-from corrupt.corruptors.multi import compose
+from corrupt.corruptors.models import (
+    Bug,
+    Corruption,
+    CorruptionOutcome,
+    CorruptionRequest,
+    FileChange,
+    Rejection,
+    RejectionKind,
+    TargetSource,
+)
+from corrupt.corruptors.multi import MultiCorruptor, compose
 
 SOURCE = core_source()
 
@@ -122,8 +131,9 @@ def test_masking_members_are_rejected(inventory, known):  # noqa: F811
     members = [known["clamp_low"], known["line_doubled"], known["total_halved"]]
     assert all(m.stats["failing"] for m in members)  # each one alone is detected
     result = compose(members, screener, passing, min_failing=2)
-    assert (
-        result == "undoing member 0 alone leaves no failing test: the other members mask each other"
+    assert result == Rejection(
+        RejectionKind.NOT_COMPOSABLE,
+        "undoing member 0 alone leaves no failing test: the other members mask each other",
     )
 
 
@@ -131,15 +141,23 @@ def test_too_few_composite_failures(inventory, known):  # noqa: F811
     screener, passing = inventory
     members = [known["clamp_low"], known["parse_swap"]]
     result = compose(members, screener, passing, min_failing=20)
-    assert isinstance(result, str) and result.startswith("the composite fails")
-    assert result.endswith("previously passing test(s), 20 needed")
+    assert isinstance(result, Rejection) and result.kind == RejectionKind.NO_SURVIVOR
+    assert result.detail.startswith("the composite fails")
+    assert result.detail.endswith("previously passing test(s), 20 needed")
 
 
 def test_member_that_fails_nothing(inventory):  # noqa: F811
     screener, passing = inventory
     harmless = member("clamp", "if value < low:", "if value <= low:")
     result = compose([harmless, parse_swap()], screener, passing)
-    assert result == "member 0 (inventory.core.clamp) fails no previously passing test alone"
+    assert result == Rejection(
+        RejectionKind.NOT_COMPOSABLE,
+        "member 0 (inventory.core.clamp) fails no previously passing test alone",
+    )
+
+
+def unfit(detail: str) -> Rejection:
+    return Rejection(RejectionKind.NOT_COMPOSABLE, detail)
 
 
 def test_edits_too_close_and_other_structural_problems(inventory):  # noqa: F811
@@ -148,18 +166,52 @@ def test_edits_too_close_and_other_structural_problems(inventory):  # noqa: F811
     # clamp's last line and line_total's body are 5 lines apart.
     late_clamp = member("clamp", "    return value\n", "    return -value\n")
     body = member("line_total", "return item.price * item.quantity", "return item.price")
-    assert compose([late_clamp, body], screener, passing, min_stride=6) == (
+    assert compose([late_clamp, body], screener, passing, min_stride=6) == unfit(
         f"edits of members 0 and 1 in {CORE} are 5 line(s) apart, 6 needed"
     )
-    assert compose([clamp_low()], screener, passing) == "a composition needs at least two members"
-    assert compose([clamp_low(), clamp_low()], screener, passing) == (
+    assert compose([clamp_low()], screener, passing) == unfit(
+        "a composition needs at least two members"
+    )
+    assert compose([clamp_low(), clamp_low()], screener, passing) == unfit(
         "members corrupt the same function twice"
     )
     other = member(
         "parse_line", "return sku.strip(), int(quantity)", "return sku.strip(), int(quantity) + 1"
     )
     other.files[CORE] = FileChange(original=SOURCE + "\n", corrupted=other.files[CORE].corrupted)
-    assert compose([clamp_low(), other], screener, passing) == (
+    assert compose([clamp_low(), other], screener, passing) == unfit(
         f"members start from different versions of {CORE}"
     )
     assert screener.runs == runs  # structural problems are found without running tests
+
+
+def test_the_multi_corruptor_asks_for_each_member_then_composes(inventory, known):  # noqa: F811
+    screener, passing = inventory
+    found = {"inventory.core.clamp": known["clamp_low"], "inventory.core.parse_line": None}
+    asked: list[str] = []
+
+    def search(target: TargetSource, _screener) -> CorruptionOutcome:
+        asked.append(target.qualname)
+        corruption = found[target.qualname]
+        if corruption is None:
+            why = Rejection(RejectionKind.NO_SURVIVOR, "no surviving mutant")
+            return CorruptionOutcome(target.qualname, rejection=why)
+        return CorruptionOutcome(target.qualname, corruption=corruption)
+
+    def targets(*names: str) -> tuple[TargetSource, ...]:
+        return tuple(TargetSource(CORE, f"inventory.core.{n}", 1, SOURCE) for n in names)
+
+    multi = MultiCorruptor(search)
+    refused = multi.corrupt(CorruptionRequest(targets("clamp", "parse_line"), frozenset(passing)), screener)
+    assert refused.corruption is None
+    assert refused.rejection == Rejection(
+        RejectionKind.MEMBER, "member inventory.core.parse_line: no surviving mutant"
+    )
+    found["inventory.core.parse_line"] = known["parse_swap"]
+    asked.clear()
+    request = CorruptionRequest(targets("clamp", "parse_line"), frozenset(passing), min_failing=3)
+    composed = multi.corrupt(request, screener)
+    assert asked == ["inventory.core.clamp", "inventory.core.parse_line"]
+    assert composed.rejection is None and composed.corruption is not None
+    assert composed.corruption.kind == "multi"
+    assert composed.corruption.targets == ["inventory.core.clamp", "inventory.core.parse_line"]

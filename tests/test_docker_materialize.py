@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from corrupt.cli import app
 from corrupt.tasks.store import CandidateRow, Store
-from corrupt.tasks.task_image import task_image_tag
+from corrupt.outputs.task_image import task_image_tag
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minishop"
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from corrupt.cli import app
 from corrupt.errors import InputError, StoreError
-from corrupt.tasks.materialize import materialize_task
+from corrupt.outputs.materialize import materialize_task
 from corrupt.tasks.store import CandidateRow, Store
 
 DELETION = {

@@ -6,12 +6,17 @@ import io
 
 from rich.console import Console
 
-from corrupt.tasks.progress import RichProgress
-from corrupt.tasks.store import CandidateRow
+from corrupt.cli.progress import RichProgress
+from corrupt.corruptors.models import Rejection, RejectionKind
+from corrupt.tasks.store import CandidateRow, CandidateStatus
 
 
 def row(key: str, status: str, reason: str = "") -> CandidateRow:
-    return CandidateRow(key, "discovery", ["shop.cart.total"], status, reason, "procedural", 3, 12.34, None, None)
+    rejection = Rejection(RejectionKind.NO_SURVIVOR, reason) if reason else None
+    return CandidateRow(
+        key, "discovery", ["shop.cart.total"], CandidateStatus(status), "procedural", 3, 12.34, None, None,
+        rejection=rejection,
+    )
 
 
 def events(console: Console) -> None:

@@ -7,9 +7,10 @@ import sqlite3
 
 import pytest
 
+from corrupt.corruptors.models import Rejection, RejectionKind
 from corrupt.errors import StoreError, TaskNotFound
 from corrupt.tasks.models import Difficulty, RepoRef, Task, TestsRecord
-from corrupt.tasks.store import CandidateRow, Store
+from corrupt.tasks.store import CandidateRow, CandidateStatus, Store
 
 
 def make_task(task_id: str, mode: str = "remove") -> Task:
@@ -25,9 +26,10 @@ def make_task(task_id: str, mode: str = "remove") -> Task:
 
 def row(key: str, status: str = "verified", task: Task | None = None) -> CandidateRow:
     return CandidateRow(
-        key=key, mode="remove", targets=["m.f"], status=status, reason="" if task else "nope",
+        key=key, mode="remove", targets=["m.f"], status=CandidateStatus(status),
         corruptor="deletion", screened=2, seconds=0.5, task_id=task.task_id if task else None,
         payload={"task": task.model_dump(mode="json"), "files": {"m.py": ["a\n", "b\n"]}} if task else None,
+        rejection=None if task else Rejection(RejectionKind.NOT_VERIFIED, "nope"),
     )
 
 
@@ -50,7 +52,7 @@ def test_candidate_and_task_are_written_together(tmp_path):
     store.record_candidate(row("remove:m.f", task=task), task, {"m.py": ["a\n", "b\n"]})
     store.record_candidate(row("remove:m.g", status="rejected"))
     assert [t.task_id for t in store.list_tasks()] == ["o__r.abc123"]
-    assert store.candidate("remove:m.g").reason == "nope"
+    assert store.candidate("remove:m.g").rejection == Rejection(RejectionKind.NOT_VERIFIED, "nope")
     assert store.task_files("o__r.abc") == {"m.py": ("a\n", "b\n")}
     # writing the same candidate again replaces it: nothing is duplicated
     store.record_candidate(row("remove:m.f", task=task), task, {"m.py": ["a\n", "b\n"]})
@@ -110,3 +112,22 @@ def test_the_store_says_when_another_engine_built_into_it(tmp_path):
     assert store.swap_engine(first) is None  # resumed by the same code
     assert store.swap_engine(second) == first  # resumed by other code
     assert Store.open(tmp_path).get_meta("engine") == second
+
+
+def test_a_store_from_before_rejection_kinds_opens_and_keeps_its_reasons(tmp_path):
+    with sqlite3.connect(tmp_path / "store.sqlite") as db:  # the 0.x schema, without the column
+        db.execute(
+            "CREATE TABLE candidates (key TEXT PRIMARY KEY, mode TEXT NOT NULL, targets TEXT NOT NULL, "
+            "status TEXT NOT NULL, reason TEXT NOT NULL, corruptor TEXT, screened INTEGER NOT NULL DEFAULT 0, "
+            "seconds REAL NOT NULL DEFAULT 0, task_id TEXT, payload TEXT)"
+        )
+        db.execute(
+            "INSERT INTO candidates VALUES ('remove:m.g', 'remove', '[\"m.g\"]', 'rejected', 'old reason', "
+            "NULL, 1, 0.1, NULL, NULL)"
+        )
+    store = Store.open(tmp_path)
+    old = store.candidate("remove:m.g")
+    assert old is not None and old.status == CandidateStatus.REJECTED
+    assert old.rejection == Rejection(RejectionKind.OTHER, "old reason")
+    store.record_candidate(row("remove:m.h", status="rejected"))
+    assert store.candidate("remove:m.h").rejection == Rejection(RejectionKind.NOT_VERIFIED, "nope")

@@ -30,14 +30,18 @@ from typing import Any
 from corrupt.corruptors.models import (
     Bug,
     Corruption,
+    CorruptionKind,
     CorruptionOutcome,
+    CorruptionRequest,
+    DistanceTo,
     FileChange,
     Mutant,
+    Rejection,
+    RejectionKind,
     Screener,
 )
 from corrupt.corruptors.operators import generate_mutants
 from corrupt.corruptors.screening import (
-    DistanceTo,
     FrameNames,
     Screening,
     Subtlety,
@@ -61,46 +65,63 @@ class _Survivor:
         return subtlety(self.result, size, self.names, distance_to)
 
 
+@dataclass(frozen=True)
+class AdversarialCorruptor:
+    """The procedural corruptor: :func:`adversarial_search` with its cost bounds."""
+
+    max_candidates: int = 40
+    enough: int = 4
+    rank_runs: int = 4
+    operators: tuple[str, ...] | None = None
+    name: str = "procedural"
+
+    def corrupt(self, request: CorruptionRequest, screener: Screener) -> CorruptionOutcome:
+        return adversarial_search(
+            request,
+            screener,
+            max_candidates=self.max_candidates,
+            enough=self.enough,
+            rank_runs=self.rank_runs,
+            operators=self.operators,
+        )
+
+
 def adversarial_search(
-    source: str,
-    file: str,
-    qualname: str,
-    def_line: int,
-    covering_tests: Sequence[str],
+    request: CorruptionRequest,
     screener: Screener,
-    baseline_passing: set[str],
     *,
-    min_failing: int = 5,
-    seed: int = 0,
     max_candidates: int = 40,
-    distance_to: DistanceTo | None = None,
     enough: int = 4,
     rank_runs: int = 4,
     operators: Sequence[str] | None = None,
 ) -> CorruptionOutcome:
-    """The subtlest qualifying mutant of ``qualname``, or the reason there is none."""
-    tests = sorted(set(covering_tests) & baseline_passing)
-    outcome = CorruptionOutcome(target=qualname, corruption=None)
-    if not tests:
-        outcome.reason = "no covering tests"
+    """The subtlest qualifying mutant of the request's target, or the rejection saying why none."""
+    target = request.target
+    source, file, qualname, def_line = target.source, target.file, target.qualname, target.def_line
+    baseline_passing, min_failing, seed = set(request.baseline_passing), request.min_failing, request.seed
+    distance_to = target.distance_to
+    tests = request.covered(target)
+    outcome = CorruptionOutcome(target=qualname)
+
+    def reject(kind: RejectionKind, detail: str) -> CorruptionOutcome:
+        outcome.rejection = Rejection(kind, detail)
         return outcome
+
+    if not tests:
+        return reject(RejectionKind.NO_COVERING_TESTS, "no covering tests")
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
-        outcome.reason = f"{file} does not parse: {exc.msg}"
-        return outcome
+        return reject(RejectionKind.NOT_FOUND, f"{file} does not parse: {exc.msg}")
     if function_at(tree, def_line, qualname) is None:
-        outcome.reason = f"target {qualname} not found at {file}:{def_line}"
-        return outcome
+        return reject(RejectionKind.NOT_FOUND, f"target {qualname} not found at {file}:{def_line}")
     try:
         mutants = generate_mutants(source, file, qualname, def_line, seed=seed, operators=operators)
     except CorruptError as exc:
-        outcome.reason = f"mutant generation failed: {exc.message}"
-        return outcome
+        return reject(RejectionKind.NOT_FOUND, f"mutant generation failed: {exc.message}")
     outcome.candidates = len(mutants)
     if not mutants:
-        outcome.reason = "no mutants: no operator applies to this function"
-        return outcome
+        return reject(RejectionKind.NO_MUTANTS, "no mutants: no operator applies to this function")
 
     survivors: list[_Survivor] = []
     seen: set[str] = set()
@@ -127,8 +148,7 @@ def adversarial_search(
             survivors.append(_Survivor(mutant, result, names))
 
     if not survivors:
-        outcome.reason = _no_survivor_reason(outcome, min_failing)
-        return outcome
+        return reject(*_no_survivor_reason(outcome, min_failing))
 
     # A budget-truncated count is a lower bound on the failing share, which
     # dominates the score, so a truncated survivor mostly ranks worse once
@@ -142,8 +162,8 @@ def adversarial_search(
         if full.error or full.timed_out or len(full.failing) < min_failing:
             survivors.pop(0)  # flaky under a full run: not a reliable task
             if not survivors:
-                outcome.reason = "no surviving mutant: the survivors did not fail reliably"
-                return outcome
+                detail = "no surviving mutant: the survivors did not fail reliably"
+                return reject(RejectionKind.NO_SURVIVOR, detail)
         else:
             top.result = full
     _rank(survivors, distance_to)
@@ -192,11 +212,11 @@ def _rank(survivors: list[_Survivor], distance_to: DistanceTo | None) -> None:
     )
 
 
-def _no_survivor_reason(outcome: CorruptionOutcome, min_failing: int) -> str:
+def _no_survivor_reason(outcome: CorruptionOutcome, min_failing: int) -> tuple[RejectionKind, str]:
     if outcome.screened == 0:
-        return "no valid mutant: every candidate was a no-op or left a tell"
+        return RejectionKind.NO_VALID_MUTANT, "no valid mutant: every candidate was a no-op or left a tell"
     most = max((t.get("failing", 0) for t in outcome.tried), default=0)
-    return (
+    return RejectionKind.NO_SURVIVOR, (
         f"no surviving mutant: {outcome.screened} screened, the best failed {most} "
         f"previously passing test(s), {min_failing} needed"
     )
@@ -226,7 +246,7 @@ def _corruption(best, source, file, qualname, survivors, seed, distance_to) -> C
         for s in survivors[1:]
     ]
     return Corruption(
-        kind="adversarial",
+        kind=CorruptionKind.ADVERSARIAL,
         corruptor=f"procedural:{mutant.operator}",
         targets=[qualname],
         files={file: FileChange(original=source, corrupted=mutant.corrupted)},

@@ -7,21 +7,66 @@ rewrite goes through libcst so every other byte of the file is untouched.
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
 
 import libcst as cst
 
-from corrupt.corruptors.models import Mutant
+from corrupt.corruptors.models import (
+    Bug,
+    Corruption,
+    CorruptionKind,
+    CorruptionOutcome,
+    CorruptionRequest,
+    DeletionStyle,
+    FileChange,
+    Mutant,
+    Rejection,
+    RejectionKind,
+    Screener,
+)
 from corrupt.source.edits import changed_lines
 from corrupt.source.functions import TargetNotFound
 from corrupt.source.locate import locate
 
-DeletionStyle = Literal["raise", "pass"]
-
-_REPLACEMENTS: dict[str, cst.BaseSmallStatement] = {
-    "raise": cst.Raise(exc=cst.Name("NotImplementedError")),
-    "pass": cst.Pass(),
+_REPLACEMENTS: dict[DeletionStyle, cst.BaseSmallStatement] = {
+    DeletionStyle.RAISE: cst.Raise(exc=cst.Name("NotImplementedError")),
+    DeletionStyle.PASS: cst.Pass(),
 }
+
+
+@dataclass(frozen=True)
+class DeletionCorruptor:
+    """Remove mode: the target's body goes; nothing is screened here (verification runs the suite)."""
+
+    style: DeletionStyle = DeletionStyle.RAISE
+    name: str = "deletion"
+
+    def corrupt(self, request: CorruptionRequest, screener: Screener) -> CorruptionOutcome:
+        target = request.target
+        try:
+            mutant = delete_function(
+                target.source, target.file, target.qualname, target.def_line, style=self.style
+            )
+        except TargetNotFound as exc:
+            rejection = Rejection(RejectionKind.NOT_FOUND, exc.message)
+            return CorruptionOutcome(target.qualname, rejection=rejection)
+        bug = Bug(
+            target=target.qualname,
+            file=target.file,
+            lines=mutant.lines,
+            category=mutant.odc_category,
+            subcategory=mutant.odc_subcategory,
+            operator=mutant.operator,
+            hef_category=mutant.hef_category,
+        )
+        corruption = Corruption(
+            kind=CorruptionKind.DELETION,
+            corruptor=self.name,
+            targets=[target.qualname],
+            files={target.file: FileChange(target.source, mutant.corrupted)},
+            bugs=[bug],
+        )
+        return CorruptionOutcome(target.qualname, corruption=corruption, candidates=1)
 
 
 def _docstring_statement(body: cst.BaseSuite) -> cst.CSTNode | None:
@@ -42,7 +87,9 @@ def _is_string_expr(node: cst.CSTNode) -> bool:
     )
 
 
-def hollow_body(body: cst.BaseSuite, style: DeletionStyle = "raise") -> cst.BaseSuite:
+def hollow_body(
+    body: cst.BaseSuite, style: DeletionStyle = DeletionStyle.RAISE
+) -> cst.BaseSuite:
     """``body`` reduced to its docstring plus ``raise NotImplementedError`` (or ``pass``)."""
     replacement = _REPLACEMENTS[style]
     docstring = _docstring_statement(body)
@@ -57,7 +104,12 @@ def hollow_body(body: cst.BaseSuite, style: DeletionStyle = "raise") -> cst.Base
 
 
 def delete_function(
-    source: str, file: str, qualname: str, def_line: int, *, style: DeletionStyle = "raise"
+    source: str,
+    file: str,
+    qualname: str,
+    def_line: int,
+    *,
+    style: DeletionStyle = DeletionStyle.RAISE,
 ) -> Mutant:
     """Replace the body of the function whose ``def`` is on ``def_line``."""
     if style not in _REPLACEMENTS:

@@ -16,13 +16,22 @@ from __future__ import annotations
 import ast
 import json
 import os
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from corrupt.corruptors.models import Bug, Corruption, CorruptionOutcome, FileChange, Screener
-from corrupt.corruptors.screening import (
+from corrupt.corruptors.models import (
+    Bug,
+    Corruption,
+    CorruptionKind,
+    CorruptionOutcome,
+    CorruptionRequest,
     DistanceTo,
+    FileChange,
+    Rejection,
+    RejectionKind,
+    Screener,
+)
+from corrupt.corruptors.screening import (
     FrameNames,
     Screening,
     effect_of,
@@ -83,7 +92,7 @@ Function `{qualname}` in `{file}` (line {def_line}):
 
 Tests that exercise it ({count}):
 {tests}
-{context}"""
+"""
 
 TOOL: dict[str, Any] = {
     "type": "function",
@@ -107,7 +116,6 @@ TOOL: dict[str, Any] = {
     },
 }
 
-MAX_CONTEXT_CHARS = 12_000
 MAX_FEEDBACK_FAILURES = 12
 
 
@@ -159,38 +167,29 @@ class LLMCorruptor:
         )
 
     @property
-    def corruptor(self) -> str:
+    def name(self) -> str:
         return f"llm:{self.model}"
 
-    def corrupt(
-        self,
-        source: str,
-        file: str,
-        qualname: str,
-        def_line: int,
-        covering_tests: Sequence[str],
-        screener: Screener,
-        baseline_passing: set[str],
-        *,
-        min_failing: int = 2,
-        distance_to: DistanceTo | None = None,
-        test_sources: Mapping[str, str] | None = None,
-        seed: int | None = None,
-    ) -> CorruptionOutcome:
-        """The best valid attempt within the attempt budget, or the reason there is none."""
-        outcome = CorruptionOutcome(target=qualname, corruption=None)
-        tests = sorted(set(covering_tests) & baseline_passing)
+    def corrupt(self, request: CorruptionRequest, screener: Screener) -> CorruptionOutcome:
+        """The best valid attempt within the attempt budget, or the rejection saying why none."""
+        target = request.target
+        source, file, qualname, def_line = target.source, target.file, target.qualname, target.def_line
+        min_failing, distance_to = request.min_failing, target.distance_to
+        outcome = CorruptionOutcome(target=qualname)
+        tests = request.covered(target)
+
+        def reject(kind: RejectionKind, detail: str) -> CorruptionOutcome:
+            outcome.rejection = Rejection(kind, detail)
+            return outcome
+
         try:
             node = function_at(ast.parse(source), def_line, qualname)
         except SyntaxError as exc:
-            outcome.reason = f"{file} does not parse: {exc.msg}"
-            return outcome
+            return reject(RejectionKind.NOT_FOUND, f"{file} does not parse: {exc.msg}")
         if node is None:
-            outcome.reason = f"target {qualname} not found at {file}:{def_line}"
-            return outcome
+            return reject(RejectionKind.NOT_FOUND, f"target {qualname} not found at {file}:{def_line}")
         if not tests:
-            outcome.reason = "no covering tests"
-            return outcome
+            return reject(RejectionKind.NO_COVERING_TESTS, "no covering tests")
 
         lines = source.splitlines(keepends=True)
         span = span_of(node, lines)
@@ -209,7 +208,6 @@ class LLMCorruptor:
                     function=function.rstrip(),
                     count=len(tests),
                     tests="\n".join(f"- {t}" for t in tests),
-                    context=_context(test_sources),
                 ),
             },
         ]
@@ -221,16 +219,17 @@ class LLMCorruptor:
             def_line,
             tests,
             screener,
-            baseline_passing,
+            set(request.baseline_passing),
             min_failing,
             distance_to,
             outcome,
         )
-        session.run(messages, seed)
+        session.run(messages)
         best = session.best
+        if best is None and session.stop_reason:
+            return reject(RejectionKind.LLM_UNAVAILABLE, session.stop_reason)
         if best is None:
-            outcome.reason = session.stop_reason or _no_valid_reason(outcome)
-            return outcome
+            return reject(*_no_valid_reason(outcome))
         outcome.corruption = self._corruption(best, source, file, qualname, distance_to, session)
         return outcome
 
@@ -249,8 +248,8 @@ class LLMCorruptor:
             effect=effect_of(best.result, best.names, distance_to),
         )
         return Corruption(
-            kind="adversarial",
-            corruptor=self.corruptor,
+            kind=CorruptionKind.ADVERSARIAL,
+            corruptor=self.name,
             targets=[qualname],
             files={file: FileChange(original=source, corrupted=best.corrupted)},
             bugs=[bug],
@@ -284,11 +283,11 @@ class _Session:
     valid: int = 0
     stop_reason: str = ""
 
-    def run(self, messages: list[dict[str, Any]], seed: int | None) -> None:
+    def run(self, messages: list[dict[str, Any]]) -> None:
         used = 0
         # Every request either consumes an attempt or ends the session, so this is bounded.
         while used < self.corruptor.attempts:
-            message = self._ask(messages, seed)
+            message = self._ask(messages)
             if message is None:
                 return
             calls = message.tool_calls or []
@@ -331,15 +330,13 @@ class _Session:
                     feedback = self._attempt(used, call.function.name, call.function.arguments)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": feedback})
 
-    def _ask(self, messages, seed):
+    def _ask(self, messages: list[dict[str, Any]]) -> Any:
         errors = self.corruptor._errors
         kwargs: dict[str, Any] = {
             "model": self.corruptor.model,
             "messages": messages,
             "tools": [TOOL],
         }
-        if seed is not None:
-            kwargs["seed"] = seed
         try:
             response = self.corruptor._client.chat.completions.create(**kwargs)
         except errors.APITimeoutError:
@@ -428,26 +425,16 @@ def _failures(result: Screening) -> str:
     return "\nFailing tests:\n" + "\n".join(lines)
 
 
-def _context(test_sources: Mapping[str, str] | None) -> str:
-    if not test_sources:
-        return ""
-    parts, budget = [], MAX_CONTEXT_CHARS
-    for path, text in sorted(test_sources.items()):
-        if budget <= 0:
-            break
-        chunk = text[:budget]
-        budget -= len(chunk)
-        parts.append(f"\n`{path}`:\n```python\n{chunk}\n```")
-    return "\nTest code:" + "".join(parts)
-
-
 def _short(text: str, limit: int = 200) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line[:limit]
 
 
-def _no_valid_reason(outcome: CorruptionOutcome) -> str:
+def _no_valid_reason(outcome: CorruptionOutcome) -> tuple[RejectionKind, str]:
     if not outcome.tried:
-        return "the model made no attempt"
+        return RejectionKind.NO_VALID_MUTANT, "the model made no attempt"
     reasons = sorted({t.get("reason") or t.get("outcome", "") for t in outcome.tried})
-    return f"no valid attempt in {len(outcome.tried)}: " + "; ".join(reasons)[:300]
+    detail = f"no valid attempt in {len(outcome.tried)}: " + "; ".join(reasons)[:300]
+    if outcome.screened:  # some attempts ran, none failed enough tests
+        return RejectionKind.NO_SURVIVOR, detail
+    return RejectionKind.NO_VALID_MUTANT, detail

@@ -6,16 +6,29 @@ solver must fix every one), and bugs in one file are at least a few lines
 apart, so each keeps its own edit-script block and fixing one neither adds nor
 removes edits needed by another. :func:`compose` merges the members' edits and
 checks exactly that, reusing what is already known (a member's failing tests
-from its own screening) instead of rerunning it.
+from its own screening) instead of rerunning it. :class:`MultiCorruptor` is
+the :class:`~corrupt.corruptors.models.Corruptor` over it: it asks a
+single-function corruptor for each member, then composes.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from corrupt.corruptors.models import Bug, Corruption, FileChange, Screener
+from corrupt.corruptors.models import (
+    Bug,
+    Corruption,
+    CorruptionKind,
+    CorruptionOutcome,
+    CorruptionRequest,
+    FileChange,
+    Rejection,
+    RejectionKind,
+    Screener,
+    TargetSource,
+)
 from corrupt.corruptors.screening import screen
 from corrupt.source.edits import changed_lines
 
@@ -30,6 +43,38 @@ class _Hunk:
     lines: tuple[str, ...]  # replacement lines, terminators kept
 
 
+MemberSearch = Callable[[TargetSource, Screener], CorruptionOutcome]
+
+
+@dataclass(frozen=True)
+class MultiCorruptor:
+    """Corrupts each target with ``member`` (the build's cached single-function search), then composes."""
+
+    member: MemberSearch
+    min_stride: int = 3
+    name: str = "multi"
+
+    def corrupt(self, request: CorruptionRequest, screener: Screener) -> CorruptionOutcome:
+        label = "+".join(t.qualname for t in request.targets)
+        members = []
+        for target in request.targets:
+            outcome = self.member(target, screener)
+            if outcome.corruption is None:
+                detail = f"member {target.qualname}: {outcome.rejection or 'no corruption found'}"
+                return CorruptionOutcome(label, rejection=Rejection(RejectionKind.MEMBER, detail))
+            members.append(outcome.corruption)
+        result = compose(
+            members,
+            screener,
+            set(request.baseline_passing),
+            min_failing=request.min_failing,
+            min_stride=self.min_stride,
+        )
+        if isinstance(result, Rejection):
+            return CorruptionOutcome(label, rejection=result)
+        return CorruptionOutcome(label, corruption=result)
+
+
 def compose(
     members: list[Corruption],
     screener: Screener,
@@ -38,32 +83,32 @@ def compose(
     min_failing: int = 5,
     min_stride: int = 3,
     tests: Sequence[str] | None = None,
-) -> Corruption | str:
-    """The composite corruption, or a one-line reason why these members do not compose.
+) -> Corruption | Rejection:
+    """The composite corruption, or the rejection saying why these members do not compose.
 
     ``tests`` limits every screening run (e.g. to the union of the members'
     covering tests); ``None`` runs the whole suite.
     """
     if len(members) < 2:
-        return "a composition needs at least two members"
+        return Rejection(RejectionKind.NOT_COMPOSABLE, "a composition needs at least two members")
     targets = [t for m in members for t in m.targets]
     if len(set(targets)) != len(targets):
-        return "members corrupt the same function twice"
+        return Rejection(RejectionKind.NOT_COMPOSABLE, "members corrupt the same function twice")
     files = _merge(members, range(len(members)), min_stride)
     if isinstance(files, str):
-        return files
+        return Rejection(RejectionKind.NOT_COMPOSABLE, files)
 
     try:
         checked = _independence(
             members, files, screener, baseline_passing, min_failing, min_stride, tests
         )
     except _ScreenError as exc:
-        return f"screening failed: {exc}"
-    if isinstance(checked, str):
+        return Rejection(RejectionKind.SCREEN_ERROR, f"screening failed: {exc}")
+    if isinstance(checked, Rejection):
         return checked
     composite, alone, leave_one_out = checked
     return Corruption(
-        kind="multi",
+        kind=CorruptionKind.MULTI,
         corruptor="multi:" + "+".join(m.corruptor for m in members),
         targets=targets,
         files={
@@ -89,16 +134,14 @@ def _independence(members, files, screener, baseline_passing, min_failing, min_s
         if not failing:
             failing = _failing(screener, _texts(member.files), tests, baseline_passing, 1)
         if not failing:
-            return (
-                f"member {i} ({', '.join(member.targets)}) fails no previously passing test alone"
-            )
+            detail = f"member {i} ({', '.join(member.targets)}) fails no previously passing test alone"
+            return Rejection(RejectionKind.NOT_COMPOSABLE, detail)
         alone[i] = failing
 
     composite = _failing(screener, files, tests, baseline_passing, None)
     if len(composite) < min_failing:
-        return (
-            f"the composite fails {len(composite)} previously passing test(s), {min_failing} needed"
-        )
+        detail = f"the composite fails {len(composite)} previously passing test(s), {min_failing} needed"
+        return Rejection(RejectionKind.NO_SURVIVOR, detail)
 
     leave_one_out: dict[int, list[str]] = {}
     for i in range(len(members)):
@@ -110,7 +153,8 @@ def _independence(members, files, screener, baseline_passing, min_failing, min_s
         assert not isinstance(partial, str)  # a subset of a valid merge is valid
         leave_one_out[i] = _failing(screener, partial, tests, baseline_passing, 1)
         if not leave_one_out[i]:
-            return f"undoing member {i} alone leaves no failing test: the other members mask each other"
+            detail = f"undoing member {i} alone leaves no failing test: the other members mask each other"
+            return Rejection(RejectionKind.NOT_COMPOSABLE, detail)
 
     n = range(len(members))
     return composite, [alone[i] for i in n], [leave_one_out[i] for i in n]

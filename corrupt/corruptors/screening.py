@@ -10,21 +10,16 @@ target (the traceback does not point at it).
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from corrupt.corruptors.models import Effect, Screener
+from corrupt.corruptors.models import DistanceTo, Effect, Screener
 from corrupt.errors import CorruptError
 from corrupt.repos.models import Frame, TestReport, TestResult
 from corrupt.source.functions import extent, functions_in, matches
 
 # Exception types that mean "a test's expectation was not met" rather than "the code crashed".
 ASSERTION_TYPES = frozenset({"AssertionError", "Failed"})  # Failed: pytest.raises, pytest.fail
-
-# Call-graph steps from a failure to the target: a callback over the qualified
-# names of the failure's frames (fewest hops, None if unreachable), or a map
-# from qualified name to hop distance.
-DistanceTo = Callable[[list[str]], "int | None"] | Mapping[str, int]
 
 # Weights of the subtlety score (lower is subtler). The failing share dominates
 # (it ranges 0..1); a crash costs half of that range, a target visible in every

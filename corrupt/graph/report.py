@@ -1,7 +1,7 @@
-"""Rendering a :class:`CodeGraph` for people and tools: a rich table, JSON, CSV.
+"""A :class:`CodeGraph` for tools: the top functions by a metric, JSON and CSV.
 
 Kept apart from the analysis (as radon separates its visitors from its
-reporters) so the graph stage stays free of presentation concerns.
+reporters); the rich table people see is drawn by the CLI (``cli/tables.py``).
 """
 
 from __future__ import annotations
@@ -11,45 +11,14 @@ import json
 from dataclasses import fields
 from pathlib import Path
 
-from rich.table import Table
-
 from corrupt.graph.models import CodeGraph, FunctionMetrics, Symbol
 
 METRICS: tuple[str, ...] = tuple(f.name for f in fields(FunctionMetrics))
-# The table shows a readable subset; --csv carries every metric.
-_TABLE_COLUMNS = {
-    "harmonic": "reach", "pagerank": "pagerank", "betweenness": "between",
-    "in_degree": "in", "out_degree": "out", "cyclomatic": "cc",
-    "halstead_volume": "volume", "code_lines": "lines",
-}
-
-
 def top_functions(graph: CodeGraph, sort: str, top: int) -> list[tuple[Symbol, FunctionMetrics]]:
     """The ``top`` functions by ``sort`` (descending; ties by name)."""
     rows = [(s, graph.metrics[s.qualname]) for s in graph.functions() if s.qualname in graph.metrics]
     rows.sort(key=lambda row: (-getattr(row[1], sort), row[0].qualname))
     return rows[:top]
-
-
-def _cell(value: float | int) -> str:
-    return str(value) if isinstance(value, int) else f"{value:.3g}"
-
-
-def metrics_table(graph: CodeGraph, sort: str, top: int) -> Table:
-    table = Table(
-        title=f"top {top} functions by {sort} "
-        f"({len(graph.metrics)} functions, {len(graph.edges)} call edges, "
-        f"{graph.lines_of_code} lines)",
-        title_justify="left",
-    )
-    columns = dict(_TABLE_COLUMNS)
-    columns.setdefault(sort, sort.replace("_", " "))
-    table.add_column("function", overflow="fold", min_width=24, ratio=1)
-    for name, label in columns.items():
-        table.add_column(label, justify="right", style="bold" if name == sort else None, no_wrap=True)
-    for symbol, metrics in top_functions(graph, sort, top):
-        table.add_row(symbol.qualname, *(_cell(getattr(metrics, name)) for name in columns))
-    return table
 
 
 def write_json(graph: CodeGraph, path: Path) -> None:

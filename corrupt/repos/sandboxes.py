@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+from typing import Any
+
 from corrupt.errors import InputError, SandboxError
 from corrupt.repos.sandbox import Sandbox
 
-SANDBOXES = ("local", "docker")
+
+class SandboxName(StrEnum):
+    LOCAL = "local"  # a bubblewrap box per command (or, with --no-isolation, none)
+    DOCKER = "docker"  # a container per command; needs a Docker-compatible engine
 
 
-def get_sandbox(name: str, *, base_image: str | None = None, isolation: bool = True, **options) -> Sandbox:
+def get_sandbox(
+    name: str, *, base_image: str | None = None, isolation: bool = True, **options: Any
+) -> Sandbox:
     """``"local"`` (the default: a bubblewrap box, or with ``isolation=False`` none at
     all) or ``"docker"`` (needs a container engine; always isolated)."""
     if name == "local":
@@ -25,4 +33,4 @@ def get_sandbox(name: str, *, base_image: str | None = None, isolation: bool = T
         except ImportError as exc:
             raise SandboxError(f"the docker sandbox is not available ({exc}); use --sandbox local") from None
         return DockerSandbox(base_image=base_image, **options)
-    raise InputError(f"unknown sandbox {name!r}; choose one of: {', '.join(SANDBOXES)}")
+    raise InputError(f"unknown sandbox {name!r}; choose one of: {', '.join(SandboxName)}")

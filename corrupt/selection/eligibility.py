@@ -20,10 +20,9 @@ from pathlib import Path, PurePosixPath
 
 from corrupt.errors import InputError
 from corrupt.graph.models import CodeGraph, FunctionMetrics, Symbol
-from corrupt.selection.models import Target
+from corrupt.selection.models import ComplexityMetric, Target
 from corrupt.source.functions import AstFunction, functions_in
 
-COMPLEXITY_METRICS = ("code_lines", "cyclomatic", "halstead_volume")
 TEST_DIRS = frozenset({"test", "tests", "testing"})
 # Methods whose bodies are conventionally one-line formatting glue.
 TRIVIAL_DUNDERS = frozenset({"__repr__", "__str__", "__format__", "__hash__", "__sizeof__"})
@@ -139,10 +138,10 @@ def eligible_targets(
     from their source; without it only dunder trivia are dropped by name.
     Returned in file and line order.
     """
-    if complexity_metric not in COMPLEXITY_METRICS:
+    if complexity_metric not in set(ComplexityMetric):
         raise InputError(
             f"unknown complexity metric {complexity_metric!r}; "
-            f"choose one of {', '.join(COMPLEXITY_METRICS)}"
+            f"choose one of {', '.join(ComplexityMetric)}"
         )
     source = _SourceIndex(root) if root is not None else None
     chosen: list[tuple[Symbol, FunctionMetrics, list[str]]] = []

@@ -3,6 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class ComplexityMetric(StrEnum):
+    """The complexity axis of difficulty (a field of the graph's function metrics)."""
+
+    CODE_LINES = "code_lines"
+    CYCLOMATIC = "cyclomatic"
+    HALSTEAD_VOLUME = "halstead_volume"
+
+
+class SliceName(StrEnum):
+    """Named difficulty bands (``--slice``); ``all`` is every eligible function."""
+
+    ALL = "all"
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
 
 
 @dataclass

@@ -20,14 +20,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from corrupt.errors import InputError, SelectionError
-from corrupt.selection.models import SliceSpec, Target
+from corrupt.selection.models import SliceName, SliceSpec, Target
 
 FULL: tuple[float, float] = (0.0, 100.0)
-NAMED_SLICES: dict[str, SliceSpec] = {
-    "all": SliceSpec("all", FULL, FULL),
-    "easy": SliceSpec("easy", (0.0, 50.0), (0.0, 50.0)),
-    "medium": SliceSpec("medium", (50.0, 90.0), (50.0, 90.0)),
-    "hard": SliceSpec("hard", (90.0, 100.0), (90.0, 100.0)),
+NAMED_SLICES: dict[SliceName, SliceSpec] = {
+    SliceName.ALL: SliceSpec("all", FULL, FULL),
+    SliceName.EASY: SliceSpec("easy", (0.0, 50.0), (0.0, 50.0)),
+    SliceName.MEDIUM: SliceSpec("medium", (50.0, 90.0), (50.0, 90.0)),
+    SliceName.HARD: SliceSpec("hard", (90.0, 100.0), (90.0, 100.0)),
 }
 GRID = 3  # strata per axis when sampling within a slice
 
@@ -54,7 +54,7 @@ def slice_spec(
     key = (name or "all").strip().lower()
     if key not in NAMED_SLICES:
         raise InputError(f"unknown slice {name!r}; choose one of {', '.join(NAMED_SLICES)}")
-    base = NAMED_SLICES[key]
+    base = NAMED_SLICES[SliceName(key)]
     if centrality_pct is None and complexity_pct is None:
         return base
     return SliceSpec(

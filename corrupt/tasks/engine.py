@@ -16,7 +16,10 @@ from corrupt import __version__
 
 PACKAGE = Path(__file__).resolve().parents[1]
 # The code whose change can change which tasks a build writes.
-DECIDING = ("corruptors", "selection", "tasks/verify.py", "tasks/screen.py", "tasks/assemble.py", "tasks/build.py")
+DECIDING = (
+    "source", "corruptors", "selection", "prepare.py",
+    "tasks/verify.py", "tasks/screen.py", "tasks/assemble.py", "tasks/build.py",
+)
 
 
 @functools.cache

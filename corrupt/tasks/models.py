@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from enum import StrEnum
 
 from pydantic import BaseModel, Field
+
+from corrupt.corruptors.models import CorruptionKind
+
+
+class TaskMode(StrEnum):
+    """What the solver is told: which function to re-implement, or only that tests fail."""
+
+    REMOVE = "remove"
+    DISCOVERY = "discovery"
+
+
+class BuildMode(StrEnum):
+    """``corrupt build --mode``: multi-function tasks are discovery tasks built their own way."""
+
+    REMOVE = "remove"
+    DISCOVERY = "discovery"
+    MULTI = "multi"
+
+    @property
+    def task_mode(self) -> TaskMode:
+        return TaskMode.REMOVE if self is BuildMode.REMOVE else TaskMode.DISCOVERY
 
 
 class RepoRef(BaseModel):
@@ -58,8 +79,8 @@ class TestsRecord(BaseModel):
 class Task(BaseModel):
     task_id: str
     repo: RepoRef
-    mode: Literal["remove", "discovery"]
-    kind: Literal["deletion", "adversarial", "multi"]
+    mode: TaskMode
+    kind: CorruptionKind
     corruptor: str
     targets: list[TargetRef]
     difficulty: Difficulty

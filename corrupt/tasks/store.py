@@ -16,8 +16,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
+from corrupt.corruptors.models import Rejection, RejectionKind
 from corrupt.errors import StoreError, TaskNotFound
 from corrupt.tasks.models import Task
 
@@ -33,7 +36,7 @@ CREATE TABLE IF NOT EXISTS functions (
 CREATE TABLE IF NOT EXISTS candidates (
     key TEXT PRIMARY KEY, mode TEXT NOT NULL, targets TEXT NOT NULL, status TEXT NOT NULL,
     reason TEXT NOT NULL, corruptor TEXT, screened INTEGER NOT NULL DEFAULT 0,
-    seconds REAL NOT NULL DEFAULT 0, task_id TEXT, payload TEXT
+    seconds REAL NOT NULL DEFAULT 0, task_id TEXT, payload TEXT, rejection TEXT
 );
 CREATE TABLE IF NOT EXISTS tasks (
     task_id TEXT PRIMARY KEY, candidate TEXT NOT NULL UNIQUE, mode TEXT NOT NULL,
@@ -42,18 +45,32 @@ CREATE TABLE IF NOT EXISTS tasks (
 """
 
 
+_COLUMNS = "key, mode, targets, status, reason, corruptor, screened, seconds, task_id, payload, rejection"
+
+
+class CandidateStatus(StrEnum):
+    VERIFIED = "verified"  # a task (written once accepted in candidate order)
+    REJECTED = "rejected"  # ``rejection`` says why
+    FOUND = "found"  # a member search that found a single-function corruption (payload)
+    NONE = "none"  # a member search that found none
+
+
 @dataclass
 class CandidateRow:
     key: str
-    mode: str
+    mode: str  # a build mode, or "member" for a cached single-function search
     targets: list[str]
-    status: str  # "verified" | "rejected" | "error"
-    reason: str
+    status: CandidateStatus
     corruptor: str | None
     screened: int
     seconds: float
     task_id: str | None
-    payload: dict | None  # verified: {"task": ..., "files": ..., "corruption": ...}
+    payload: dict[str, Any] | None  # verified: {"task": ..., "files": ...}; found: {"corruption": ...}
+    rejection: Rejection | None = None
+
+    @property
+    def reason(self) -> str:
+        return self.rejection.detail if self.rejection else ""
 
 
 class Store:
@@ -67,6 +84,9 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            columns = {r[1] for r in self._db.execute("PRAGMA table_info(candidates)")}
+            if "rejection" not in columns:  # a store written before rejections were recorded as data
+                self._db.execute("ALTER TABLE candidates ADD COLUMN rejection TEXT")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} is not a usable task store: {exc}") from None
 
@@ -145,11 +165,11 @@ class Store:
     # -- candidates and tasks ----------------------------------------------------
 
     def candidate(self, key: str) -> CandidateRow | None:
-        row = self._query_one("SELECT * FROM candidates WHERE key = ?", (key,))
+        row = self._query_one(f"SELECT {_COLUMNS} FROM candidates WHERE key = ?", (key,))
         return _candidate_row(row) if row else None
 
     def candidates(self, mode: str | None = None) -> list[CandidateRow]:
-        sql, args = "SELECT * FROM candidates", tuple[str, ...]()
+        sql, args = f"SELECT {_COLUMNS} FROM candidates", tuple[str, ...]()
         if mode:
             sql, args = sql + " WHERE mode = ?", (mode,)
         return [_candidate_row(r) for r in self._query(sql + " ORDER BY rowid", args)]
@@ -158,11 +178,12 @@ class Store:
         """Write a candidate's outcome, and its task when accepted, in one transaction."""
         with self._transaction() as db:
             db.execute(
-                "INSERT OR REPLACE INTO candidates VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO candidates ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    row.key, row.mode, json.dumps(row.targets), row.status, row.reason, row.corruptor,
+                    row.key, row.mode, json.dumps(row.targets), row.status.value, row.reason, row.corruptor,
                     row.screened, row.seconds, row.task_id,
                     json.dumps(row.payload) if row.payload is not None else None,
+                    row.rejection.kind.value if row.rejection else None,
                 ),
             )
             if task is not None:
@@ -174,7 +195,7 @@ class Store:
     def accept(self, key: str) -> Task:
         """Turn an already verified candidate into a written task."""
         cand = self.candidate(key)
-        if cand is None or cand.status != "verified" or not cand.payload:
+        if cand is None or cand.status != CandidateStatus.VERIFIED or not cand.payload:
             raise StoreError(f"candidate {key} is not a verified candidate")
         task = Task.model_validate(cand.payload["task"])
         with self._transaction() as db:
@@ -231,10 +252,50 @@ class Store:
         return rows[0] if rows else None
 
 
-def _candidate_row(row: tuple) -> CandidateRow:
-    key, mode, targets, status, reason, corruptor, screened, seconds, task_id, payload = row
+def _candidate_row(row: tuple[Any, ...]) -> CandidateRow:
+    key, mode, targets, status, reason, corruptor, screened, seconds, task_id, payload, kind = row
+    # A store from before rejection kinds were recorded keeps its reasons, grouped as "other".
+    rejection = Rejection(RejectionKind(kind) if kind else RejectionKind.OTHER, reason) if reason else None
     return CandidateRow(
-        key=key, mode=mode, targets=json.loads(targets), status=status, reason=reason,
+        key=key, mode=mode, targets=json.loads(targets), status=CandidateStatus(status),
         corruptor=corruptor, screened=screened, seconds=seconds, task_id=task_id,
-        payload=json.loads(payload) if payload else None,
+        payload=json.loads(payload) if payload else None, rejection=rejection,
+    )
+
+
+DEFAULT_BUILDS = Path("out")
+
+
+def candidate_stores(store: Path | None) -> list[Path]:
+    """Where to look for a task: the given folder, else ``.`` and every ``out/*`` build."""
+    if store is not None:
+        return [Path(store)]
+    found = [Path(".")] if (Path(".") / STORE_NAME).is_file() else []
+    if DEFAULT_BUILDS.is_dir():
+        found += sorted(p for p in DEFAULT_BUILDS.iterdir() if (p / STORE_NAME).is_file())
+    return found
+
+
+def resolve_store(task_id: str, store: Path | None) -> Path:
+    """The one build folder holding ``task_id`` (or a unique prefix of it)."""
+    folders = candidate_stores(store)
+    if store is not None:
+        return folders[0]
+    holding = []
+    for folder in folders:
+        opened = Store.open(folder)
+        try:
+            opened.get_task(task_id)
+            holding.append(folder)
+        except TaskNotFound:
+            continue
+        finally:
+            opened.close()
+    if len(holding) == 1:
+        return holding[0]
+    if not holding:
+        where = ", ".join(str(f) for f in folders) or "no build folders in . or out/"
+        raise TaskNotFound(f"no task {task_id!r} in {where}; pass --store BUILD_DIR")
+    raise TaskNotFound(
+        f"task {task_id!r} is in several builds ({', '.join(map(str, holding))}); pass --store"
     )

@@ -18,7 +18,7 @@ import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from corrupt.corruptors.models import Corruption
+from corrupt.corruptors.models import Corruption, Rejection, RejectionKind
 from corrupt.graph.models import Symbol
 from corrupt.repos.models import Baseline, TestReport
 from corrupt.source.edits import (
@@ -44,7 +44,7 @@ class Repair:
 @dataclass
 class Verification:
     ok: bool
-    reason: str = ""
+    rejection: Rejection | None = None  # why not, when not ok
     fail_to_pass: list[str] = field(default_factory=list)
     pass_to_pass: list[str] = field(default_factory=list)
     report: TestReport | None = None  # the corrupted full-suite run
@@ -60,8 +60,15 @@ def make_repair(corruption: Corruption) -> Repair:
     )
 
 
-def static_problems(corruption: Corruption, symbols: dict[str, Symbol], repair: Repair) -> str | None:
-    """The first reason this corruption is not a valid task before running anything, or None."""
+def static_problems(
+    corruption: Corruption, symbols: dict[str, Symbol], repair: Repair
+) -> Rejection | None:
+    """The first reason this corruption is not a fair task, found without running anything."""
+    problem = _static_problem(corruption, symbols, repair)
+    return Rejection(RejectionKind.UNFAIR, problem) if problem else None
+
+
+def _static_problem(corruption: Corruption, symbols: dict[str, Symbol], repair: Repair) -> str | None:
     if not corruption.files:
         return "the corruption changes no file"
     for path, change in corruption.files.items():
@@ -103,20 +110,23 @@ def verify_dynamic(
     first = run_full(corrupted)
     failing = sorted(first.failing() & trusted)
     if first.timed_out:
-        return Verification(False, "the corrupted suite timed out", report=first, runs=1)
+        return Verification(False, _unverified("the corrupted suite timed out"), report=first, runs=1)
     if len(failing) < min_failing:
-        return Verification(
-            False, f"only {len(failing)} previously passing tests fail (need {min_failing})", report=first, runs=1
+        return Verification(False, _unverified(f"only {len(failing)} previously passing tests fail (need {min_failing})"), report=first, runs=1
         )
     second = run_full(corrupted)
     if sorted(second.failing() & trusted) != failing:
-        return Verification(False, "a different set of tests fails on the rerun", report=first, runs=2)
+        return Verification(False, _unverified("a different set of tests fails on the rerun"), report=first, runs=2)
     repaired = run_full({path: ch.original for path, ch in corruption.files.items()})
     still = sorted(repaired.failing() & trusted)
     if still or not trusted <= repaired.passing():
-        return Verification(False, f"the suite is not green after the fix ({len(still)} failing)", report=first, runs=3)
+        return Verification(False, _unverified(f"the suite is not green after the fix ({len(still)} failing)"), report=first, runs=3)
     passing = sorted(trusted - set(failing))
-    return Verification(True, "", fail_to_pass=failing, pass_to_pass=passing, report=first, runs=3)
+    return Verification(True, None, fail_to_pass=failing, pass_to_pass=passing, report=first, runs=3)
+
+
+def _unverified(detail: str) -> Rejection:
+    return Rejection(RejectionKind.NOT_VERIFIED, detail)
 
 
 def _apply_fix_patch(corruption: Corruption, fix_patch: str) -> dict[str, str] | None:

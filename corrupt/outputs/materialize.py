@@ -222,8 +222,8 @@ def materialize_image_from_store(
     leaves no folder behind; a failed image build removes the new folder, so
     the same command can simply be run again.
     """
+    from corrupt.outputs.task_image import build_task_image
     from corrupt.repos.docker_sandbox import DockerSandbox
-    from corrupt.tasks.task_image import build_task_image
 
     task, info, files = _load(store_dir, task_id)
     sandbox = DockerSandbox(base_image=base_image)

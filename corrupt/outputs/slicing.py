@@ -12,40 +12,27 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from corrupt.corruptors.models import CorruptionKind
 from corrupt.errors import InputError
 from corrupt.selection.models import SliceSpec
-from corrupt.tasks.models import Task
-
-BUILD_MODES = ("remove", "discovery", "multi")
-KINDS = ("deletion", "adversarial", "multi")
+from corrupt.tasks.models import BuildMode, Task
 
 
-def build_mode(task: Task) -> str:
+def build_mode(task: Task) -> BuildMode:
     """The ``corrupt build --mode`` a task came from: multi-function tasks are their own mode."""
-    return "multi" if task.kind == "multi" else task.mode
-
-
-def _choices(
-    values: Iterable[str] | None, allowed: tuple[str, ...], option: str
-) -> set[str] | None:
-    chosen = {v.strip().lower() for v in values or () if v.strip()}
-    chosen.discard("all")
-    unknown = sorted(chosen - set(allowed))
-    if unknown:
-        raise InputError(f"unknown {option} {', '.join(unknown)}; choose from {', '.join(allowed)}")
-    return chosen or None
+    return BuildMode.MULTI if task.kind == CorruptionKind.MULTI else BuildMode(task.mode)
 
 
 def slice_tasks(
     tasks: Iterable[Task],
     spec: SliceSpec,
     *,
-    modes: Iterable[str] | None = None,
-    kinds: Iterable[str] | None = None,
+    modes: Iterable[BuildMode] | None = None,
+    kinds: Iterable[CorruptionKind] | None = None,
 ) -> list[Task]:
-    """The tasks inside ``spec`` whose build mode and kind are among those asked for."""
-    wanted_modes = _choices(modes, BUILD_MODES, "--mode")
-    wanted_kinds = _choices(kinds, KINDS, "--kind")
+    """The tasks inside ``spec`` whose build mode and kind are among those asked for (all if none)."""
+    wanted_modes = set(modes or ()) or None
+    wanted_kinds = set(kinds or ()) or None
     return [
         t
         for t in tasks

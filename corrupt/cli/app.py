@@ -7,15 +7,25 @@ stderr and the error's exit code; no traceback reaches the user.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from corrupt.errors import CorruptError, NoPythonError
+from corrupt.corruptors.models import CorruptionKind, CorruptorName, DeletionStyle
+from corrupt.errors import CorruptError
+from corrupt.outputs.export import ExportFormat
+from corrupt.repos.sandboxes import SandboxName
+from corrupt.selection.models import ComplexityMetric, SliceName
+from corrupt.tasks.models import BuildMode
+
+ModeChoice = Literal["all", "remove", "discovery", "multi"]  # BuildMode, or all of them
 
 app = typer.Typer(
     name="corrupt",
@@ -28,6 +38,13 @@ console = Console()
 err_console = Console(stderr=True)
 
 
+STAGE_LABELS = {
+    "checkout": "checking out",
+    "graph": "building the code graph",
+    "environment": "preparing the environment",
+    "baseline": "running the suite (twice, then under coverage)",
+    "coverage": "mapping tests to functions",
+}
 UNSAFE_WARNING = ("[bold yellow]warning:[/] --no-isolation: the repository's code runs unconfined, "
                   "with your access to files, network and processes")
 
@@ -61,19 +78,19 @@ def friendly(fn):
 @friendly
 def build(
     repo: str = typer.Argument(..., help="github:owner/name[@rev], a git URL[@rev] or a local path"),
-    mode: str = typer.Option("all", help="remove | discovery | multi | all"),
+    mode: ModeChoice = typer.Option("all", help="which tasks to build"),
     n: int = typer.Option(5, "--n", help="tasks to build per mode"),
-    slice_: str | None = typer.Option(None, "--slice", help="easy | medium | hard"),
+    slice_: SliceName | None = typer.Option(None, "--slice", help="difficulty band"),
     centrality_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of harmonic centrality"),
     complexity_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of complexity"),
-    complexity_metric: str = typer.Option("code_lines", help="code_lines | cyclomatic | halstead_volume"),
+    complexity_metric: ComplexityMetric = typer.Option(ComplexityMetric.CODE_LINES, help="complexity axis"),
     functions: int = typer.Option(2, help="functions per multi-function task"),
     max_distance: int = typer.Option(4, help="max call-graph distance between a multi task's functions"),
     seed: int = typer.Option(0, help="seed for selection and mutant order"),
     out: Path | None = typer.Option(None, help="output folder (default out/<repo>)"),
     jobs: int = typer.Option(1, help="candidates screened in parallel, each in its own working copy"),
-    corruptor: str = typer.Option("procedural", help="procedural | llm"),
-    sandbox: str = typer.Option("local", help="local | docker"),
+    corruptor: CorruptorName = typer.Option(CorruptorName.PROCEDURAL, help="who writes discovery bugs"),
+    sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where repository code runs"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
     no_isolation: bool = typer.Option(
         False, "--no-isolation", help="UNSAFE: run repository code without the local sandbox's box"),
@@ -82,17 +99,17 @@ def build(
     min_covering: int = typer.Option(5, help="minimum tests covering a target function"),
     time_limit: float = typer.Option(60.0, help="seconds the baseline suite may take"),
     full_suite_screening: bool = typer.Option(False, help="screen candidates on the whole suite (slow)"),
-    deletion_style: str = typer.Option("raise", help="raise (NotImplementedError) | pass"),
+    deletion_style: DeletionStyle = typer.Option(DeletionStyle.RAISE, help="raise (NotImplementedError) or pass"),
     min_stars: int = typer.Option(0, help="refuse github: repos with fewer stars"),
     api_url: str | None = typer.Option(None, help="GitHub API URL (GitHub Enterprise, tests)"),
     llm_base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint for --corruptor llm"),
     llm_model: str | None = typer.Option(None, help="model name for --corruptor llm"),
 ) -> None:
     """Build verified, difficulty-tuned tasks from a repository."""
+    from corrupt.cli.progress import RichProgress, stage_table, summary_table
     from corrupt.tasks.build import Build, BuildOptions
-    from corrupt.tasks.progress import RichProgress, stage_table, summary_table
 
-    if no_isolation and sandbox == "local":  # with docker it is refused, not warned about
+    if no_isolation and sandbox == SandboxName.LOCAL:  # with docker it is refused, not warned about
         err_console.print(UNSAFE_WARNING)
     if out is None:
         out = Path("out") / Path(repo.split("@")[0].rstrip("/")).name
@@ -126,38 +143,31 @@ def build(
 def baseline(
     repo: str = typer.Argument(..., help="github:owner/name[@rev], a git URL[@rev] or a local path"),
     time_limit: float = typer.Option(60.0, help="seconds the suite may take"),
-    sandbox: str = typer.Option("local", help="local | docker"),
+    sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where repository code runs"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
     no_isolation: bool = typer.Option(
         False, "--no-isolation", help="UNSAFE: run repository code without the local sandbox's box"),
 ) -> None:
     """Check that a repository's suite is green, fast and stable; map tests to functions."""
-    from corrupt.graph import build_code_graph
-    from corrupt.repos.baseline import compute_baseline
-    from corrupt.repos.checkout import checkout
-    from corrupt.repos.coverage import coverage_map
+    from corrupt.prepare import prepare
     from corrupt.repos.sandboxes import get_sandbox
-    from corrupt.repos.specs import parse_spec
 
     box = get_sandbox(sandbox, base_image=base_image, isolation=not no_isolation)
     if no_isolation:
         err_console.print(UNSAFE_WARNING)
     with err_console.status("checking out") as status:
-        pinned = checkout(parse_spec(repo))
+
+        @contextlib.contextmanager
+        def shown(stage: str) -> Iterator[None]:
+            status.update(STAGE_LABELS.get(stage, stage))
+            yield
+
         try:
-            status.update("preparing the environment")
-            env = box.prepare(pinned, progress=status.update)
-            status.update("running the suite (twice, then under coverage)")
-            result = compute_baseline(pinned, box, env, time_limit=time_limit)
+            ready = prepare(repo, box, time_limit=time_limit, stage=shown, env_progress=status.update,
+                            note=lambda text: err_console.print(f"note: {escape(text)}", highlight=False))
         finally:
             box.close()
-        status.update("building the code graph")
-        try:
-            graph = build_code_graph(pinned.path)
-        except NoPythonError:
-            raise NoPythonError(f"{repo} has no Python files to analyse (tests excluded)") from None
-    spans = [(s.qualname, s.file, s.body_start or s.start_line, s.end_line) for s in graph.functions()]
-    covering = coverage_map(result, spans)
+    pinned, result, covering = ready.checkout, ready.baseline, ready.coverage
     console.print(f"{pinned.name} @ {pinned.commit[:12]}")
     console.print(f"tests: {len(result.tests)} passing, {len(result.skipped)} skipped, {len(result.flaky)} flaky")
     console.print(f"time: {result.seconds:.2f} s per run")
@@ -173,17 +183,15 @@ def baseline(
 @friendly
 def export(
     source: Path = typer.Argument(..., help="build folder (or a task JSONL file)"),
-    format_: str = typer.Option("jsonl", "--format", help="jsonl | swesmith | pdb | parquet"),
+    format_: ExportFormat = typer.Option(ExportFormat.JSONL, "--format", help="record format"),
     out: Path | None = typer.Option(None, help="file to write (default: in the build folder)"),
 ) -> None:
     """Write a build's tasks as JSONL, SWE-smith instances, PDB records or Parquet."""
     from corrupt.errors import InputError
-    from corrupt.tasks.export import DEFAULT_NAMES, FORMATS, export_tasks
-    from corrupt.tasks.slicing import read_jsonl
+    from corrupt.outputs.export import DEFAULT_NAMES, export_tasks
+    from corrupt.outputs.slicing import read_jsonl
     from corrupt.tasks.store import Store
 
-    if format_ not in FORMATS:
-        raise InputError(f"unknown export format {format_!r}; choose one of {', '.join(FORMATS)}")
     if source.is_file():  # a task JSONL: records only, no file contents
         tasks = read_jsonl(source)
         target = out or source.parent / DEFAULT_NAMES[format_]
@@ -206,24 +214,24 @@ def export(
 def slice_command(
     source: Path = typer.Argument(..., help="build folder (or a task JSONL file)"),
     out: Path = typer.Option(..., help="JSONL file to write the matching tasks to"),
-    slice_: str | None = typer.Option(None, "--slice", help="easy | medium | hard"),
+    slice_: SliceName | None = typer.Option(None, "--slice", help="difficulty band"),
     centrality_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of centrality"),
     complexity_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of complexity"),
-    mode: list[str] | None = typer.Option(None, help="remove | discovery | multi (repeatable)"),
-    kind: list[str] | None = typer.Option(None, help="deletion | adversarial | multi (repeatable)"),
+    mode: list[BuildMode] | None = typer.Option(None, help="build mode (repeatable; default all)"),
+    kind: list[CorruptionKind] | None = typer.Option(None, help="corruption kind (repeatable; default all)"),
 ) -> None:
     """Filter existing tasks by difficulty, mode and kind into a new JSONL file."""
     from corrupt.errors import SelectionError
+    from corrupt.outputs.export import export_tasks
+    from corrupt.outputs.slicing import load_tasks, slice_tasks
     from corrupt.selection.slices import slice_spec
-    from corrupt.tasks.export import export_tasks
-    from corrupt.tasks.slicing import load_tasks, slice_tasks
 
     spec = slice_spec(slice_, centrality_pct, complexity_pct)
     tasks = load_tasks(source)
     chosen = slice_tasks(tasks, spec, modes=mode, kinds=kind)
     if not chosen:
         raise SelectionError(f"none of the {len(tasks)} tasks in {source} is in slice {spec.describe()}")
-    export_tasks(chosen, "jsonl", out)
+    export_tasks(chosen, ExportFormat.JSONL, out)
     console.print(f"{len(chosen)} of {len(tasks)} tasks in slice {spec.describe()} -> {out}", highlight=False)
 
 
@@ -237,12 +245,12 @@ def materialize(
     base_image: str | None = typer.Option(None, help="base image if the repository's image must be built"),
 ) -> None:
     """Write a task's corrupted repository with a fresh one-commit history, problem and test command."""
-    from corrupt.tasks.materialize import (
+    from corrupt.outputs.materialize import (
         RUNNER_FILE,
         materialize_from_store,
         materialize_image_from_store,
     )
-    from corrupt.tasks.show import resolve_store
+    from corrupt.tasks.store import resolve_store
 
     folder = resolve_store(task_id, store)
     if image:
@@ -262,8 +270,8 @@ def show(
     fix: bool = typer.Option(False, help="show the repair diff instead of the corruption"),
 ) -> None:
     """Show a task's metadata, problem statement and syntax-highlighted diff."""
-    from corrupt.tasks.show import render_task, resolve_store
-    from corrupt.tasks.store import Store
+    from corrupt.cli.show import render_task
+    from corrupt.tasks.store import Store, resolve_store
 
     opened = Store.open(resolve_store(task_id, store))
     try:
@@ -325,9 +333,10 @@ def graph(
     no_cache: bool = typer.Option(False, help="ignore and do not write the parse cache"),
 ) -> None:
     """Index a repository, build its call graph and show the top functions by a metric."""
+    from corrupt.cli.tables import metrics_table
     from corrupt.errors import InputError
     from corrupt.graph import DEFAULT_EXCLUDES, build_code_graph
-    from corrupt.graph.report import METRICS, metrics_table, write_csv, write_json
+    from corrupt.graph.report import METRICS, write_csv, write_json
 
     if sort not in METRICS:
         raise InputError(f"unknown --sort {sort!r}; choose one of: {', '.join(METRICS)}")

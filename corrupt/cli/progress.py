@@ -18,7 +18,8 @@ from rich.progress import (
 from rich.table import Table
 
 from corrupt.tasks import build
-from corrupt.tasks.store import CandidateRow
+from corrupt.tasks.models import BuildMode
+from corrupt.tasks.store import CandidateRow, CandidateStatus
 
 
 class RichProgress(build.Progress):
@@ -55,8 +56,8 @@ class RichProgress(build.Progress):
         self.bar.stop()
 
     def stage(self, name: str) -> None:
-        if name in build.MODES:
-            return
+        if name in set(BuildMode):
+            return  # each mode has its own bar
         if self.stage_task is None:
             self.stage_task = self.bar.add_task("stage", total=None, detail="")
         self.bar.update(self.stage_task, description=f"stage: {name}")
@@ -76,7 +77,8 @@ class RichProgress(build.Progress):
             self.mode_tasks[mode], advance=int(accepted),
             detail=f"{tried + 1} tried, {verified + int(accepted)} verified, {test_runs} test runs",
         )
-        outcome = "verified" if accepted else "duplicate" if row.status == "verified" else row.status
+        duplicate = row.status == CandidateStatus.VERIFIED  # verified, but another candidate wrote the task
+        outcome = "verified" if accepted else "duplicate" if duplicate else str(row.status)
         why = f" ({row.reason})" if row.reason and not accepted else ""
         self._line(
             f"{mode}: {outcome} {', '.join(row.targets)} in {row.seconds:.1f}s{why}; "

@@ -2,54 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from corrupt.errors import TaskNotFound
 from corrupt.tasks.models import Task
-from corrupt.tasks.store import STORE_NAME, Store
-
-DEFAULT_BUILDS = Path("out")
-
-
-def candidate_stores(store: Path | None) -> list[Path]:
-    """Where to look for a task: the given folder, else ``.`` and every ``out/*`` build."""
-    if store is not None:
-        return [Path(store)]
-    found = [Path(".")] if (Path(".") / STORE_NAME).is_file() else []
-    if DEFAULT_BUILDS.is_dir():
-        found += sorted(p for p in DEFAULT_BUILDS.iterdir() if (p / STORE_NAME).is_file())
-    return found
-
-
-def resolve_store(task_id: str, store: Path | None) -> Path:
-    """The one build folder holding ``task_id`` (or a unique prefix of it)."""
-    folders = candidate_stores(store)
-    if store is not None:
-        return folders[0]
-    holding = []
-    for folder in folders:
-        opened = Store.open(folder)
-        try:
-            opened.get_task(task_id)
-            holding.append(folder)
-        except TaskNotFound:
-            continue
-        finally:
-            opened.close()
-    if len(holding) == 1:
-        return holding[0]
-    if not holding:
-        where = ", ".join(str(f) for f in folders) or "no build folders in . or out/"
-        raise TaskNotFound(f"no task {task_id!r} in {where}; pass --store BUILD_DIR")
-    raise TaskNotFound(
-        f"task {task_id!r} is in several builds ({', '.join(map(str, holding))}); pass --store"
-    )
 
 
 def metadata_table(task: Task) -> Table:

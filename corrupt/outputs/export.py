@@ -30,6 +30,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,20 @@ from corrupt.errors import InputError, StoreError
 from corrupt.source.edits import apply_edit_script
 from corrupt.tasks.models import Task
 
-FORMATS = ("jsonl", "swesmith", "pdb", "parquet")
+
+class ExportFormat(StrEnum):
+    JSONL = "jsonl"  # our task records
+    SWESMITH = "swesmith"  # SWE-smith task instances
+    PDB = "pdb"  # one PDB record per bug, with its edit script
+    PARQUET = "parquet"  # our task records, columnar
+
+
+DEFAULT_NAMES = {
+    ExportFormat.JSONL: "tasks.export.jsonl",
+    ExportFormat.SWESMITH: "swesmith.jsonl",
+    ExportFormat.PDB: "pdb.jsonl",
+    ExportFormat.PARQUET: "tasks.parquet",
+}
 FilesFor = Callable[[Task], dict[str, tuple[str, str]]]
 
 
@@ -266,8 +280,8 @@ def export_tasks(
     tasks: list[Task], fmt: str, out: Path, *, files_for: FilesFor | None = None
 ) -> int:
     """Write ``tasks`` to ``out`` in format ``fmt``; returns the number of records written."""
-    if fmt not in FORMATS:
-        raise InputError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt not in set(ExportFormat):
+        raise InputError(f"unknown export format {fmt!r}; choose one of {', '.join(ExportFormat)}")
     out = Path(out)
     if fmt == "jsonl":
         _atomic_write(out, _write_text_lines(t.model_dump_json() + "\n" for t in tasks))
@@ -286,10 +300,3 @@ def export_tasks(
     _atomic_write(out, _write_parquet(tasks))
     return len(tasks)
 
-
-DEFAULT_NAMES = {
-    "jsonl": "tasks.export.jsonl",
-    "swesmith": "swesmith.jsonl",
-    "pdb": "pdb.jsonl",
-    "parquet": "tasks.parquet",
-}

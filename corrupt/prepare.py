@@ -1,0 +1,84 @@
+"""From a repository spec to everything selection needs: the one path shared by
+``corrupt build``, ``corrupt baseline`` and the benchmarks.
+
+checkout → environment → green baseline → call graph → coverage map. The suite
+is judged before the graph is built, so a repository whose tests cannot serve
+as ground truth is refused for that reason first (a suite with no product code
+around it is still a red or green suite). Each step runs inside
+``stage(name)``, so a caller can time it or show it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from corrupt.errors import NoPythonError
+from corrupt.graph.models import CodeGraph
+from corrupt.repos.models import Baseline, Checkout, Environment
+from corrupt.repos.sandbox import Sandbox
+
+Stage = Callable[[str], AbstractContextManager[None]]
+
+
+@dataclass
+class Prepared:
+    checkout: Checkout
+    graph: CodeGraph
+    env: Environment
+    baseline: Baseline
+    coverage: dict[str, list[str]]  # qualname -> baseline tests that run its body
+
+
+@contextmanager
+def _quietly(name: str) -> Iterator[None]:
+    yield
+
+
+def prepare(
+    spec: str,
+    sandbox: Sandbox,
+    *,
+    time_limit: float = 60.0,
+    min_stars: int = 0,
+    api_url: str | None = None,
+    cache_dir: Path | None = None,
+    stage: Stage = _quietly,
+    checked_out: Callable[[Checkout], None] | None = None,
+    note: Callable[[str], None] | None = None,
+    env_progress: Callable[[str], None] | None = None,
+) -> Prepared:
+    """Check out ``spec``, build its graph, environment, baseline and coverage map.
+
+    ``checked_out`` sees the pinned checkout before anything expensive runs
+    (the build binds its store there); ``note`` hears about files the graph
+    skipped; ``env_progress`` about environment steps.
+    """
+    from corrupt.graph import build_code_graph
+    from corrupt.repos.baseline import compute_baseline
+    from corrupt.repos.checkout import checkout as do_checkout
+    from corrupt.repos.coverage import coverage_map
+    from corrupt.repos.specs import parse_spec
+
+    with stage("checkout"):
+        pinned = do_checkout(parse_spec(spec), min_stars=min_stars, api_url=api_url, cache_dir=cache_dir)
+    if checked_out is not None:
+        checked_out(pinned)
+    with stage("environment"):
+        env = sandbox.prepare(pinned, progress=env_progress)
+    with stage("baseline"):
+        baseline = compute_baseline(pinned, sandbox, env, time_limit=time_limit, cache_dir=cache_dir)
+    with stage("graph"):
+        try:
+            graph = build_code_graph(pinned.path)
+        except NoPythonError:
+            raise NoPythonError(f"{spec} has no Python files to analyse (tests excluded)") from None
+    for skipped in graph.skipped:
+        if note is not None:
+            note(f"skipped {skipped.file}: {skipped.reason}")
+    with stage("coverage"):
+        spans = [(s.qualname, s.file, s.body_start or s.start_line, s.end_line) for s in graph.functions()]
+        coverage = coverage_map(baseline, spans)
+    return Prepared(pinned, graph, env, baseline, coverage)
