@@ -34,7 +34,9 @@ def measure(repo: str, cache: Path, sandbox_name: str, time_limit: float) -> dic
     fresh = not any((cache / "baselines").glob("*.json"))
     sandbox = get_sandbox(sandbox_name, cache_dir=cache)
     try:
-        baseline = prepare(repo, sandbox, time_limit=time_limit, cache_dir=cache, stage=timed).baseline
+        baseline = prepare(
+            repo, sandbox, time_limit=time_limit, cache_dir=cache, stage=timed
+        ).baseline
     finally:
         sandbox.close()
     times["clone"] = times["checkout"]
@@ -47,7 +49,9 @@ def measure(repo: str, cache: Path, sandbox_name: str, time_limit: float) -> dic
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("repo")
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--sandbox", default="local")

@@ -42,21 +42,31 @@ def main() -> None:
     pinned = checkout(parse_spec(args.repo))
     boxes = {"box": LocalSandbox(), "no box": LocalSandbox(isolation=False)}
     env = boxes["box"].prepare(pinned)
-    samples: dict[tuple[str, str], list[float]] = {(b, w): [] for b in boxes for w in ("trivial", "pytest")}
+    samples: dict[tuple[str, str], list[float]] = {
+        (b, w): [] for b in boxes for w in ("trivial", "pytest")
+    }
     with Workspace(pinned) as ws:
         first = next(iter(run_tests(boxes["box"], env, ws.path).results))
         for _ in range(args.runs):
             for name, sandbox in boxes.items():
-                samples[name, "trivial"].append(timed(lambda s=sandbox: s.run(env, ws.path, Command(["python", "-c", "pass"]))))
-                samples[name, "pytest"].append(timed(lambda s=sandbox: run_tests(s, env, ws.path, select=[first])))
+                samples[name, "trivial"].append(
+                    timed(lambda s=sandbox: s.run(env, ws.path, Command(["python", "-c", "pass"])))
+                )
+                samples[name, "pytest"].append(
+                    timed(lambda s=sandbox: run_tests(s, env, ws.path, select=[first]))
+                )
     print(f"repo {pinned.name} at {pinned.commit[:17]}; {args.runs} runs each, interleaved")
     for what in ("trivial", "pytest"):
         medians = {name: statistics.median(samples[name, what]) for name in boxes}
         for name in boxes:
             runs = samples[name, what]
-            print(f"  {what:8} {name:7} median {medians[name] * 1000:7.1f} ms  min {min(runs) * 1000:7.1f} ms"
-                  f"  max {max(runs) * 1000:7.1f} ms")
-        print(f"  {what:8} box overhead per run: {(medians['box'] - medians['no box']) * 1000:+.1f} ms")
+            print(
+                f"  {what:8} {name:7} median {medians[name] * 1000:7.1f} ms  min {min(runs) * 1000:7.1f} ms"
+                f"  max {max(runs) * 1000:7.1f} ms"
+            )
+        print(
+            f"  {what:8} box overhead per run: {(medians['box'] - medians['no box']) * 1000:+.1f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -21,10 +21,19 @@ from pathlib import Path
 from corrupt.tasks.build import Build, BuildOptions
 
 
-def measure(repo: str, mode: str, n: int, seed: int, full_suite: bool, jobs: int) -> dict[str, float]:
+def measure(
+    repo: str, mode: str, n: int, seed: int, full_suite: bool, jobs: int
+) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        options = BuildOptions(repo=repo, out=Path(tmp) / "out", mode=mode, n=n, seed=seed, jobs=jobs,
-                               full_suite_screening=full_suite)
+        options = BuildOptions(
+            repo=repo,
+            out=Path(tmp) / "out",
+            mode=mode,
+            n=n,
+            seed=seed,
+            jobs=jobs,
+            full_suite_screening=full_suite,
+        )
         started = time.monotonic()
         summary = Build(options).run()
         minutes = (time.monotonic() - started) / 60
@@ -55,16 +64,24 @@ def main() -> None:
         "full-suite": measure(args.repo, args.mode, args.n, args.seed, True, args.jobs),
     }
     print(f"repo {args.repo}  mode {args.mode}  n {args.n}  seed {args.seed}  jobs {args.jobs}")
-    print(f"{'screening':<16}{'tasks':>6}{'cands':>7}{'runs':>6}{'minutes':>9}{'tasks/min':>11}"
-          f"{'cands/min':>11}{'runs/min':>10}")
+    print(
+        f"{'screening':<16}{'tasks':>6}{'cands':>7}{'runs':>6}{'minutes':>9}{'tasks/min':>11}"
+        f"{'cands/min':>11}{'runs/min':>10}"
+    )
     for name, r in rows.items():
-        print(f"{name:<16}{r['tasks']:>6}{r['candidates']:>7}{r['test_runs']:>6}{r['minutes']:>9.2f}"
-              f"{r['tasks_per_min']:>11.2f}{r['candidates_per_min']:>11.2f}{r['runs_per_min']:>10.1f}")
+        print(
+            f"{name:<16}{r['tasks']:>6}{r['candidates']:>7}{r['test_runs']:>6}{r['minutes']:>9.2f}"
+            f"{r['tasks_per_min']:>11.2f}{r['candidates_per_min']:>11.2f}{r['runs_per_min']:>10.1f}"
+        )
     fast, slow = rows["coverage-guided"], rows["full-suite"]
     if slow["tasks_per_min"]:
-        print(f"ratio (coverage-guided / full-suite) tasks/min: {fast['tasks_per_min'] / slow['tasks_per_min']:.2f}x")
+        print(
+            f"ratio (coverage-guided / full-suite) tasks/min: {fast['tasks_per_min'] / slow['tasks_per_min']:.2f}x"
+        )
     if slow["candidates_per_min"]:
-        print(f"ratio candidates/min: {fast['candidates_per_min'] / slow['candidates_per_min']:.2f}x")
+        print(
+            f"ratio candidates/min: {fast['candidates_per_min'] / slow['candidates_per_min']:.2f}x"
+        )
 
 
 if __name__ == "__main__":

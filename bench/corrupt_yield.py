@@ -61,7 +61,9 @@ def main() -> None:
     sandbox = LocalSandbox(cache_dir=args.cache_dir)
     ready = prepare(args.repo, sandbox, cache_dir=args.cache_dir)
     repo, env, baseline, graph = ready.checkout, ready.env, ready.baseline, ready.graph
-    targets = eligible_targets(graph, ready.coverage, min_covering=args.min_covering, root=repo.path)
+    targets = eligible_targets(
+        graph, ready.coverage, min_covering=args.min_covering, root=repo.path
+    )
     if 0 < args.sample < len(targets):
         chosen = random.Random(args.seed).sample(range(len(targets)), args.sample)
         targets = [targets[i] for i in sorted(chosen)]

@@ -52,8 +52,10 @@ def main() -> None:
     parse_seconds = time.perf_counter() - start
     lines = sum(t.count(b"\n") for t in texts)
     print(f"{root}: {len(sources)} files, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}")
-    print(f"{'ast.parse':<11} {lines:>8} lines {parse_seconds:>7.2f} s "
-          f"{lines / parse_seconds:>9.0f} lines/s  (one core, yardstick)")
+    print(
+        f"{'ast.parse':<11} {lines:>8} lines {parse_seconds:>7.2f} s "
+        f"{lines / parse_seconds:>9.0f} lines/s  (one core, yardstick)"
+    )
     cache = Path(tempfile.mkdtemp(prefix="graph-bench-"))
     try:
         timed("cold", root, cache, args.workers)

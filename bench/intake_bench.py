@@ -20,8 +20,12 @@ import git
 from corrupt.repos.checkout import checkout
 from corrupt.repos.specs import parse_spec
 
-AUTHOR = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
-          "GIT_COMMITTER_EMAIL": "b@b"}
+AUTHOR = {
+    "GIT_AUTHOR_NAME": "b",
+    "GIT_AUTHOR_EMAIL": "b@b",
+    "GIT_COMMITTER_NAME": "b",
+    "GIT_COMMITTER_EMAIL": "b@b",
+}
 
 
 def timed(label: str, action) -> object:
@@ -54,8 +58,10 @@ def main(source: Path) -> None:
         repo.git.commit("-qm", "two", env=AUTHOR)
         repo.git.push(str(remote), "main")
         sha = repo.head.commit.hexsha
-        timed("git URL @new sha (fetch + extract)", lambda: checkout(parse_spec(f"file://{remote}@{sha}"),
-                                                                      cache_dir=cache))
+        timed(
+            "git URL @new sha (fetch + extract)",
+            lambda: checkout(parse_spec(f"file://{remote}@{sha}"), cache_dir=cache),
+        )
         local = parse_spec(str(work))
         timed("local git repo, clean (extract HEAD)", lambda: checkout(local, cache_dir=cache))
         timed("local git repo, clean, warm", lambda: checkout(local, cache_dir=cache))

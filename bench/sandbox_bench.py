@@ -38,12 +38,17 @@ def timed(fn) -> float:
 
 
 def summary(samples: list[float]) -> str:
-    return f"mean {statistics.mean(samples):6.3f}s  min {min(samples):6.3f}s  max {max(samples):6.3f}s"
+    return (
+        f"mean {statistics.mean(samples):6.3f}s  min {min(samples):6.3f}s  max {max(samples):6.3f}s"
+    )
 
 
 def measure(sandbox, env, tree: Path, nodeid: str, runs: int) -> tuple[list[float], list[float]]:
     """N runs of a trivial command, then N one-test pytest runs through the runner."""
-    trivial = [timed(lambda: sandbox.run(env, tree, Command(["python", "-c", "pass"]))) for _ in range(runs)]
+    trivial = [
+        timed(lambda: sandbox.run(env, tree, Command(["python", "-c", "pass"])))
+        for _ in range(runs)
+    ]
     one_test = [timed(lambda: run_tests(sandbox, env, tree, select=[nodeid])) for _ in range(runs)]
     return trivial, one_test
 
@@ -69,7 +74,9 @@ def main() -> None:
         docker.client.images.remove(docker.prepare(fresh).location)
     local_env = local.prepare(pinned)
     print(f"repo {pinned.name} at {pinned.commit[:17]}, base image {args.base_image}")
-    print(f"image build (cold, no layer cache): {cold:6.1f}s   prepare (image reused): {warm:6.3f}s")
+    print(
+        f"image build (cold, no layer cache): {cold:6.1f}s   prepare (image reused): {warm:6.3f}s"
+    )
 
     envs = {"local": (local, local_env), "docker": (docker, docker.prepare(pinned))}
     means: dict[tuple[str, str], float] = {}
@@ -77,7 +84,10 @@ def main() -> None:
         first = next(iter(run_tests(local, local_env, ws.path).results))
         for name, (sandbox, env) in envs.items():
             trivial, one_test = measure(sandbox, env, ws.path, first, args.runs)
-            means[name, "trivial"], means[name, "pytest"] = statistics.mean(trivial), statistics.mean(one_test)
+            means[name, "trivial"], means[name, "pytest"] = (
+                statistics.mean(trivial),
+                statistics.mean(one_test),
+            )
             print(f"{name:6} python -c pass   x{args.runs}: {summary(trivial)}")
             print(f"{name:6} pytest, 1 test   x{args.runs}: {summary(one_test)}")
     for kind in ("trivial", "pytest"):

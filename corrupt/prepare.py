@@ -63,13 +63,17 @@ def prepare(
     from corrupt.repos.specs import parse_spec
 
     with stage("checkout"):
-        pinned = do_checkout(parse_spec(spec), min_stars=min_stars, api_url=api_url, cache_dir=cache_dir)
+        pinned = do_checkout(
+            parse_spec(spec), min_stars=min_stars, api_url=api_url, cache_dir=cache_dir
+        )
     if checked_out is not None:
         checked_out(pinned)
     with stage("environment"):
         env = sandbox.prepare(pinned, progress=env_progress)
     with stage("baseline"):
-        baseline = compute_baseline(pinned, sandbox, env, time_limit=time_limit, cache_dir=cache_dir)
+        baseline = compute_baseline(
+            pinned, sandbox, env, time_limit=time_limit, cache_dir=cache_dir
+        )
     with stage("graph"):
         try:
             graph = build_code_graph(pinned.path)
@@ -79,6 +83,9 @@ def prepare(
         if note is not None:
             note(f"skipped {skipped.file}: {skipped.reason}")
     with stage("coverage"):
-        spans = [(s.qualname, s.file, s.body_start or s.start_line, s.end_line) for s in graph.functions()]
+        spans = [
+            (s.qualname, s.file, s.body_start or s.start_line, s.end_line)
+            for s in graph.functions()
+        ]
         coverage = coverage_map(baseline, spans)
     return Prepared(pinned, graph, env, baseline, coverage)

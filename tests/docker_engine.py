@@ -22,7 +22,9 @@ from corrupt.repos.models import Checkout, RepoSpec
 
 PODMAN_SOCKET = "unix:///tmp/podman.sock"
 BASE_CANDIDATES = ("corrupt/base:bookworm", "python:3.12-slim")
-HOW_TO = "run `eval \"$(bash scripts/container-engine.sh)\"` or set DOCKER_HOST to a Docker/Podman socket"
+HOW_TO = (
+    'run `eval "$(bash scripts/container-engine.sh)"` or set DOCKER_HOST to a Docker/Podman socket'
+)
 
 
 def unavailable(reason: str):
@@ -64,8 +66,11 @@ def folder_checkout(path: Path, name: str) -> Checkout:
     for file in sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         digest.update(file.relative_to(path).as_posix().encode() + b"\0" + file.read_bytes())
     return Checkout(
-        spec=RepoSpec("local", str(path)), name=name, url=str(path),
-        commit=f"tree:{digest.hexdigest()}", path=path,
+        spec=RepoSpec("local", str(path)),
+        name=name,
+        url=str(path),
+        commit=f"tree:{digest.hexdigest()}",
+        path=path,
     )
 
 

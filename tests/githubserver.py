@@ -60,7 +60,9 @@ class FakeGitHub:
         self.remaining = self.rate_limit
         self.reset_at = math.ceil(time.time() + self.window)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -96,8 +98,13 @@ class FakeGitHub:
             "name": name,
             "full_name": full_name,
             "private": False,
-            "owner": {"login": owner, "id": 1000 + number, "type": "User",
-                      "url": f"{self.url}/users/{owner}", "html_url": f"https://github.com/{owner}"},
+            "owner": {
+                "login": owner,
+                "id": 1000 + number,
+                "type": "User",
+                "url": f"{self.url}/users/{owner}",
+                "html_url": f"https://github.com/{owner}",
+            },
             "html_url": f"https://github.com/{full_name}",
             "description": f"{name} for tests",
             "fork": False,
@@ -116,9 +123,14 @@ class FakeGitHub:
             "archived": False,
             "disabled": False,
             "open_issues_count": 0,
-            "license": None if license is None else {
-                "key": license.lower(), "name": f"{license} License", "spdx_id": license,
-                "url": f"{self.url}/licenses/{license.lower()}", "node_id": f"L_{license}",
+            "license": None
+            if license is None
+            else {
+                "key": license.lower(),
+                "name": f"{license} License",
+                "spdx_id": license,
+                "url": f"{self.url}/licenses/{license.lower()}",
+                "node_id": f"L_{license}",
             },
             "topics": [],
             "visibility": "public",
@@ -126,7 +138,9 @@ class FakeGitHub:
         }
         return self.repos[full_name.lower()]
 
-    def fail_next(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    def fail_next(
+        self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
         """Answer the next request with this status and body instead of serving it."""
         with self._lock:
             self._queued.append((status, body, headers or {}))
@@ -142,7 +156,9 @@ class FakeGitHub:
 
     # -- serving -----------------------------------------------------------------------
 
-    def answer(self, path: str, query: dict[str, str], authorization: str | None) -> tuple[int, Any, dict[str, str]]:
+    def answer(
+        self, path: str, query: dict[str, str], authorization: str | None
+    ) -> tuple[int, Any, dict[str, str]]:
         with self._lock:
             now = time.time()
             if now >= self.reset_at:
@@ -160,14 +176,22 @@ class FakeGitHub:
             if self.tokens is not None and authorization is not None:
                 token = authorization.split()[-1]
                 if token not in self.tokens:
-                    return 401, {"message": "Bad credentials", "documentation_url": DOCS, "status": "401"}, headers
+                    return (
+                        401,
+                        {"message": "Bad credentials", "documentation_url": DOCS, "status": "401"},
+                        headers,
+                    )
             if self.remaining <= 0:
                 headers["X-RateLimit-Remaining"] = "0"
-                return 403, {
-                    "message": "API rate limit exceeded for 127.0.0.1. (But here's the good news: "
-                    "Authenticated requests get a higher rate limit.)",
-                    "documentation_url": f"{DOCS}/overview/rate-limits-for-the-rest-api",
-                }, headers
+                return (
+                    403,
+                    {
+                        "message": "API rate limit exceeded for 127.0.0.1. (But here's the good news: "
+                        "Authenticated requests get a higher rate limit.)",
+                        "documentation_url": f"{DOCS}/overview/rate-limits-for-the-rest-api",
+                    },
+                    headers,
+                )
             self.remaining -= 1
             headers["X-RateLimit-Remaining"] = str(self.remaining)
             headers["X-RateLimit-Used"] = str(self.rate_limit - self.remaining)
@@ -195,13 +219,21 @@ class FakeGitHub:
             return _invalid("invalid", str(exc))
         matches = [r for r in self.repos.values() if all(test(r) for test in tests)]
         if query.get("sort") == "stars":
-            matches.sort(key=lambda r: r["stargazers_count"], reverse=query.get("order", "desc") == "desc")
+            matches.sort(
+                key=lambda r: r["stargazers_count"], reverse=query.get("order", "desc") == "desc"
+            )
         per_page = min(int(query.get("per_page", 30)), 100)
         page = int(query.get("page", 1))
         available = matches[: self.result_cap]
         if (page - 1) * per_page >= self.result_cap:
-            return 422, {"message": f"Only the first {self.result_cap} search results are available",
-                         "documentation_url": f"{DOCS}/search/search"}, {}
+            return (
+                422,
+                {
+                    "message": f"Only the first {self.result_cap} search results are available",
+                    "documentation_url": f"{DOCS}/search/search",
+                },
+                {},
+            )
         items = [{**r, "score": 1.0} for r in available[(page - 1) * per_page : page * per_page]]
         last = max(1, math.ceil(len(available) / per_page))
         links = {}
@@ -241,8 +273,13 @@ def _comparison(value: str):
     match = re.fullmatch(r"(>=|<=|>|<)?(.+)", value)
     if not match:
         raise ValueError(f"bad comparison {value!r}")
-    ops = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-           "<": lambda a, b: a < b, None: lambda a, b: a == b}
+    ops = {
+        ">=": lambda a, b: a >= b,
+        "<=": lambda a, b: a <= b,
+        ">": lambda a, b: a > b,
+        "<": lambda a, b: a < b,
+        None: lambda a, b: a == b,
+    }
     number_or_day = match.group(2)
     if not re.fullmatch(r"\d+|\d{4}-\d{2}-\d{2}", number_or_day):
         raise ValueError(f"bad value {number_or_day!r}")
@@ -253,8 +290,16 @@ def _invalid(code: str, message: str | None) -> tuple[int, Any, dict[str, str]]:
     error: dict[str, Any] = {"resource": "Search", "field": "q", "code": code}
     if message:
         error["message"] = message
-    return 422, {"message": "Validation Failed", "errors": [error],
-                 "documentation_url": f"{DOCS}/search/search", "status": "422"}, {}
+    return (
+        422,
+        {
+            "message": "Validation Failed",
+            "errors": [error],
+            "documentation_url": f"{DOCS}/search/search",
+            "status": "422",
+        },
+        {},
+    )
 
 
 def _handler_for(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:

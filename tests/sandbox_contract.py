@@ -84,7 +84,9 @@ def test_contract_planted_secret_is_invisible(sandbox, hostile, monkeypatch):
     monkeypatch.setenv("GITHUB_TOKEN", SECRET)
     with Workspace(checkout) as ws:
         report = run_tests(sandbox, env, ws.path, select=[HOSTILE + "test_reads_secret"])
-        dump = sandbox.run(env, ws.path, Command(["python", "-c", "import os; print(dict(os.environ))"]))
+        dump = sandbox.run(
+            env, ws.path, Command(["python", "-c", "import os; print(dict(os.environ))"])
+        )
     assert report.results[HOSTILE + "test_reads_secret"].outcome == "passed"
     assert dump.exit_code == 0 and "PATH" in dump.stdout
     assert SECRET not in dump.stdout
@@ -143,7 +145,12 @@ def test_contract_host_loopback_server_is_unreachable(sandbox, hostile, greeter)
         report = run_tests(sandbox, env, ws.path, select=[nodeid], timeout=60)
     result = report.results[nodeid]
     assert result.outcome == "failed"
-    assert result.exc_type in ("ConnectionRefusedError", "OSError", "TimeoutError", "ConnectionResetError")
+    assert result.exc_type in (
+        "ConnectionRefusedError",
+        "OSError",
+        "TimeoutError",
+        "ConnectionResetError",
+    )
     assert greeter.connections == 0
 
 
@@ -165,7 +172,9 @@ def test_contract_per_test_timeout_stops_one_test(sandbox, hostile):
     sleeper, fine = HOSTILE + "test_sleeps_forever", HOSTILE + "test_reads_secret"
     with Workspace(checkout) as ws:
         started = time.monotonic()
-        report = run_tests(sandbox, env, ws.path, select=[sleeper, fine], timeout=60, per_test_timeout=1)
+        report = run_tests(
+            sandbox, env, ws.path, select=[sleeper, fine], timeout=60, per_test_timeout=1
+        )
         elapsed = time.monotonic() - started
     assert elapsed < 30 and not report.timed_out
     assert report.results[sleeper].exc_type == "Timeout"
@@ -177,13 +186,17 @@ def test_contract_unbounded_allocation_is_stopped(sandbox, hostile):
     nodeid = HOSTILE + "test_allocates_without_bound"
     with Workspace(checkout) as ws:
         started = time.monotonic()
-        report = run_tests(sandbox, env, ws.path, select=[nodeid], timeout=120, limits=Limits(memory_mb=512))
+        report = run_tests(
+            sandbox, env, ws.path, select=[nodeid], timeout=120, limits=Limits(memory_mb=512)
+        )
         elapsed = time.monotonic() - started
         direct = sandbox.run(
             env,
             ws.path,
-            Command(["python", "-c", "b = bytearray(2 * 1024**3); b[::4096] = b'x' * len(b[::4096])"],
-                    limits=Limits(timeout=60, memory_mb=512)),
+            Command(
+                ["python", "-c", "b = bytearray(2 * 1024**3); b[::4096] = b'x' * len(b[::4096])"],
+                limits=Limits(timeout=60, memory_mb=512),
+            ),
         )
     assert elapsed < 60 and not report.timed_out
     result = report.results[nodeid]
@@ -293,8 +306,12 @@ def probe_symlinks(sandbox, env, checkout, root: Path) -> list[str]:
     runner_dir.mkdir()
     nodeid = HOSTILE + "test_follows_committed_symlinks"
     with Workspace(checkout) as ws:
-        for name, target in (("leak", secret), ("escape", outside), (".corrupt", runner_dir),
-                             ("inside", Path("data/keep.txt"))):
+        for name, target in (
+            ("leak", secret),
+            ("escape", outside),
+            (".corrupt", runner_dir),
+            ("inside", Path("data/keep.txt")),
+        ):
             (ws.path / name).symlink_to(target)
         report = run_tests(sandbox, env, ws.path, select=[nodeid])
     got = [str(p) for folder in (outside, runner_dir) for p in folder.iterdir()]
@@ -315,11 +332,15 @@ def probe_unix_sockets(sandbox, env, checkout, root: Path) -> list[str]:
     path, abstract = str(root / "host.sock"), f"corrupt-contract-{uuid.uuid4().hex[:8]}"
     listeners = {path: unix_listener(path), abstract: unix_listener(abstract)}
     try:
-        result = run_hostile(sandbox, env, checkout, "test_connects_to_host_sockets", {"unix": [path, abstract]})
+        result = run_hostile(
+            sandbox, env, checkout, "test_connects_to_host_sockets", {"unix": [path, abstract]}
+        )
     finally:
         for listener in listeners.values():
             listener.close()
-    reached = [f"{address} reached" for address, listener in listeners.items() if listener.connections]
+    reached = [
+        f"{address} reached" for address, listener in listeners.items() if listener.connections
+    ]
     return reached + ([] if result.outcome == "passed" else [result.message or result.outcome])
 
 
@@ -330,7 +351,10 @@ def test_contract_host_unix_sockets_are_unreachable(sandbox, hostile, tmp_path):
 
 def test_contract_root_cannot_setns_or_remount_its_way_out(sandbox, hostile, greeter, tmp_path):
     checkout, env = hostile
-    folders = [checkout.path, *(Path(env.location).glob("lib/python*/site-packages") if env.kind == "venv" else [])]
+    folders = [
+        checkout.path,
+        *(Path(env.location).glob("lib/python*/site-packages") if env.kind == "venv" else []),
+    ]
     plan = {"port": greeter.port, "folders": [str(f) for f in folders]}
     result = run_hostile(sandbox, env, checkout, "test_escapes_namespaces", plan)
     written = [f for f in folders if (f / PWNED).exists()]
@@ -360,7 +384,8 @@ def probe_daemons(sandbox, env, checkout) -> list[str]:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
     return [f"daemon {pid} outlived the run" for pid in alive] + (
-        [] if result.outcome == "passed" else [result.message or result.outcome])
+        [] if result.outcome == "passed" else [result.message or result.outcome]
+    )
 
 
 def test_contract_no_daemon_outlives_its_run(sandbox, hostile):
@@ -373,19 +398,37 @@ def test_contract_no_daemon_outlives_its_run(sandbox, hostile):
 
 def test_contract_fork_bomb_is_bounded(sandbox, hostile):
     checkout, env = hostile
-    result = run_hostile(sandbox, env, checkout, "test_forks_without_bound", {},
-                         timeout=60, limits=Limits(max_processes=64))
+    result = run_hostile(
+        sandbox,
+        env,
+        checkout,
+        "test_forks_without_bound",
+        {},
+        timeout=60,
+        limits=Limits(max_processes=64),
+    )
     assert result.message and result.message.startswith("forked"), result.message
     assert int(result.message.split()[1]) < 64
 
 
 def probe_disk(sandbox, env, checkout, limit_mb: int = 128) -> list[str]:
     """Returns what went past ``limit_mb`` (plus one 16 MB chunk of slack)."""
-    result = run_hostile(sandbox, env, checkout, "test_fills_the_disk", {}, timeout=120,
-                         limits=Limits(disk_mb=limit_mb))
+    result = run_hostile(
+        sandbox,
+        env,
+        checkout,
+        "test_fills_the_disk",
+        {},
+        timeout=120,
+        limits=Limits(disk_mb=limit_mb),
+    )
     assert result.message and result.message.startswith("wrote"), result.message
     written = json.loads(result.message.split(" ", 1)[1].splitlines()[0])
-    return [f"{where}: {size >> 20} MB" for where, size in written.items() if size > (limit_mb + 16) << 20]
+    return [
+        f"{where}: {size >> 20} MB"
+        for where, size in written.items()
+        if size > (limit_mb + 16) << 20
+    ]
 
 
 def test_contract_disk_filling_is_bounded(sandbox, hostile):
@@ -397,7 +440,9 @@ def test_contract_disk_filling_is_bounded(sandbox, hostile):
 def test_contract_poisoned_report_cannot_hang_or_flood_the_host(sandbox, hostile, poison):
     checkout, env = hostile
     started = time.monotonic()
-    result = run_hostile(sandbox, env, checkout, "test_poisons_its_report", {"report": poison}, timeout=10)
+    result = run_hostile(
+        sandbox, env, checkout, "test_poisons_its_report", {"report": poison}, timeout=10
+    )
     assert time.monotonic() - started < 40
     assert result.outcome != "passed"  # the report was unreadable: the test counts as not run
 
@@ -425,7 +470,9 @@ def test_contract_restoring_a_patched_file_never_follows_a_link(sandbox, hostile
     plan = json.dumps({"victim": str(victim), "folder": folder})
     with Workspace(checkout) as ws:
         try:
-            with ws.patched({"plan.json": plan, "data/keep.txt": "patched\n", "tests/conftest.py": ""}):
+            with ws.patched(
+                {"plan.json": plan, "data/keep.txt": "patched\n", "tests/conftest.py": ""}
+            ):
                 run_tests(sandbox, env, ws.path, select=[HOSTILE + "test_swaps_files_for_links"])
         except SandboxError as exc:  # a swapped folder is refused, not written through
             assert folder and "link out of the working copy" in str(exc)
@@ -435,8 +482,19 @@ def test_contract_restoring_a_patched_file_never_follows_a_link(sandbox, hostile
 def test_contract_memory_outside_the_heap_is_bounded(sandbox, hostile):
     checkout, env = hostile
     if getattr(sandbox, "name", "") == "local" and not memory_cgroups():
-        pytest.skip("no memory cgroup for corrupt here: tmpfs and memfd pages are bounded only by the tmpfs sizes")
-    result = run_hostile(sandbox, env, checkout, "test_hoards_memory_outside_the_heap", {},
-                         timeout=60, limits=Limits(memory_mb=256, disk_mb=128))
+        pytest.skip(
+            "no memory cgroup for corrupt here: tmpfs and memfd pages are bounded only by the tmpfs sizes"
+        )
+    result = run_hostile(
+        sandbox,
+        env,
+        checkout,
+        "test_hoards_memory_outside_the_heap",
+        {},
+        timeout=60,
+        limits=Limits(memory_mb=256, disk_mb=128),
+    )
     held = result.message or ""
-    assert result.exc_type == "Killed" or (held.startswith("held") and int(held.split()[1]) <= 256 + 128), held
+    assert result.exc_type == "Killed" or (
+        held.startswith("held") and int(held.split()[1]) <= 256 + 128
+    ), held

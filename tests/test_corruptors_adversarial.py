@@ -22,8 +22,14 @@ def covering(passing: set[str], *words: str) -> list[str]:
 def search(inventory, name, qualname, words, min_failing=5, seed=0, **options):  # noqa: F811
     screener, passing = inventory
     asked = request(
-        SOURCE, CORE, qualname, def_line(SOURCE, name), covering(passing, *words), passing,
-        min_failing=min_failing, seed=seed,
+        SOURCE,
+        CORE,
+        qualname,
+        def_line(SOURCE, name),
+        covering(passing, *words),
+        passing,
+        min_failing=min_failing,
+        seed=seed,
     )
     return adversarial_search(asked, screener, **options)
 
@@ -118,7 +124,9 @@ def test_bad_targets_are_outcomes(inventory):  # noqa: F811
     assert untested.rejection == Rejection(RejectionKind.NO_COVERING_TESTS, "no covering tests")
 
     def outcome(source, file, qualname, line):
-        return adversarial_search(request(source, file, qualname, line, sorted(passing), passing), screener)
+        return adversarial_search(
+            request(source, file, qualname, line, sorted(passing), passing), screener
+        )
 
     missing = outcome(SOURCE, CORE, "inventory.core.gone", 3)
     assert missing.rejection == Rejection(

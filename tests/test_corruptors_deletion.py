@@ -169,4 +169,6 @@ def test_the_deletion_corruptor_answers_with_a_corruption_or_a_rejection() -> No
     assert setter.corruption.bugs[0].lines == [8]
     stale = ask("c.C.v", 5)  # no def on that line: rejected as data, not raised
     assert stale.corruption is None
-    assert stale.rejection == Rejection(RejectionKind.NOT_FOUND, "no function c.C.v with its def on line 5")
+    assert stale.rejection == Rejection(
+        RejectionKind.NOT_FOUND, "no function c.C.v with its def on line 5"
+    )

@@ -51,7 +51,10 @@ def test_keeps_the_best_valid_attempt_and_feeds_back_test_results(inventory):  #
         tool_call({"function_source": BLUNT}),
     ]
     with ChatServer(script) as server:
-        outcome = corruptor(server, attempts=5).corrupt(request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2), screener)
+        outcome = corruptor(server, attempts=5).corrupt(
+            request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2),
+            screener,
+        )
     assert [t["outcome"] for t in outcome.tried] == ["rejected"] * 3 + ["valid", "valid"]
     assert "changed the signature" in outcome.tried[0]["reason"]
     assert "comment added" in outcome.tried[1]["reason"]
@@ -87,7 +90,10 @@ def test_garbage_answers_leave_a_recorded_reason(inventory):  # noqa: F811
         tool_call({"function_source": CLAMP}, name="run_shell"),
     ]
     with ChatServer(script) as server:
-        outcome = corruptor(server, attempts=4).corrupt(request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2), screener)
+        outcome = corruptor(server, attempts=4).corrupt(
+            request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2),
+            screener,
+        )
     assert outcome.corruption is None
     assert [t["outcome"] for t in outcome.tried] == ["no tool call"] + ["rejected"] * 3
     assert "does not compile" in outcome.tried[1]["reason"]
@@ -100,7 +106,10 @@ def test_too_few_failures_is_not_valid(inventory):  # noqa: F811
     screener, passing = inventory
     weak = CLAMP.replace("if value > high:", "if value > high + 50:")
     with ChatServer([tool_call({"function_source": weak})]) as server:
-        outcome = corruptor(server, attempts=1).corrupt(request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=3), screener)
+        outcome = corruptor(server, attempts=1).corrupt(
+            request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=3),
+            screener,
+        )
     assert outcome.corruption is None
     assert outcome.tried[0]["outcome"] == "too few failing" and outcome.tried[0]["failing"] == 2
     assert "too few failing" in str(outcome.rejection)
@@ -110,7 +119,10 @@ def test_rate_limit_is_retried_by_the_client(inventory):  # noqa: F811
     screener, passing = inventory
     script = [error(429, "slow down", retry_after_ms="10"), tool_call({"function_source": SUBTLE})]
     with ChatServer(script) as server:
-        outcome = corruptor(server, attempts=1, max_retries=1).corrupt(request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2), screener)
+        outcome = corruptor(server, attempts=1, max_retries=1).corrupt(
+            request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2),
+            screener,
+        )
     assert outcome.corruption is not None
     assert len(server.requests) == 2
 
@@ -119,14 +131,20 @@ def test_persistent_rate_limit_ends_with_a_reason(inventory):  # noqa: F811
     screener, passing = inventory
     script = [error(429, "slow down", retry_after_ms="10")] * 2
     with ChatServer(script) as server:
-        outcome = corruptor(server, max_retries=1).corrupt(request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2), screener)
+        outcome = corruptor(server, max_retries=1).corrupt(
+            request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2),
+            screener,
+        )
     assert outcome.corruption is None and "429" in str(outcome.rejection)
 
 
 def test_timeout_ends_with_a_reason(inventory):  # noqa: F811
     screener, passing = inventory
     with ChatServer([Reply(delay=2.0, body={})]) as server:
-        outcome = corruptor(server, timeout=0.3, max_retries=0).corrupt(request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2), screener)
+        outcome = corruptor(server, timeout=0.3, max_retries=0).corrupt(
+            request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2),
+            screener,
+        )
     assert outcome.corruption is None and "timed out after 0.3s" in str(outcome.rejection)
     assert outcome.rejection is not None and outcome.rejection.kind == RejectionKind.LLM_UNAVAILABLE
 
@@ -134,7 +152,10 @@ def test_timeout_ends_with_a_reason(inventory):  # noqa: F811
 def test_server_error_ends_with_a_reason(inventory):  # noqa: F811
     screener, passing = inventory
     with ChatServer([error(400, "model not found")]) as server:
-        outcome = corruptor(server, max_retries=0).corrupt(request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2), screener)
+        outcome = corruptor(server, max_retries=0).corrupt(
+            request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2),
+            screener,
+        )
     assert str(outcome.rejection) == "LLM endpoint answered HTTP 400: model not found"
 
 
@@ -144,7 +165,9 @@ def test_endpoint_down_ends_with_a_reason(inventory):  # noqa: F811
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     llm = LLMCorruptor(f"http://127.0.0.1:{port}/v1", "m", "k", max_retries=0, timeout=2)
-    outcome = llm.corrupt(request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2), screener)
+    outcome = llm.corrupt(
+        request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2), screener
+    )
     assert outcome.corruption is None
     assert str(outcome.rejection) == f"cannot reach the LLM endpoint at http://127.0.0.1:{port}/v1"
 
@@ -153,8 +176,12 @@ def test_bad_targets_are_outcomes_not_crashes(inventory):  # noqa: F811
     screener, passing = inventory
     with ChatServer([]) as server:
         llm = corruptor(server)
-        missing = llm.corrupt(request(SOURCE, CORE, "inventory.core.nope", 3, ["x"], passing, min_failing=2), screener)
-        untested = llm.corrupt(request(SOURCE, CORE, QUALNAME, LINE, [], passing, min_failing=2), screener)
+        missing = llm.corrupt(
+            request(SOURCE, CORE, "inventory.core.nope", 3, ["x"], passing, min_failing=2), screener
+        )
+        untested = llm.corrupt(
+            request(SOURCE, CORE, QUALNAME, LINE, [], passing, min_failing=2), screener
+        )
     assert missing.rejection == Rejection(
         RejectionKind.NOT_FOUND, f"target inventory.core.nope not found at {CORE}:3"
     )
@@ -184,7 +211,10 @@ def test_feedback_lists_failing_tests_to_a_model_that_reads_it(inventory):  # no
         return tool_call(json.dumps({"function_source": SUBTLE}))
 
     with ChatServer([tool_call({"function_source": BLUNT}), react, text("done")]) as server:
-        outcome = corruptor(server, attempts=5).corrupt(request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2), screener)
+        outcome = corruptor(server, attempts=5).corrupt(
+            request(SOURCE, CORE, QUALNAME, LINE, covering(passing), passing, min_failing=2),
+            screener,
+        )
     assert outcome.corruption.files[CORE].corrupted == replace_once(SOURCE, CLAMP, SUBTLE)
     assert len(server.requests) == 3  # stopped when the model said it was done
     assert outcome.corruption.stats["valid_attempts"] == 2

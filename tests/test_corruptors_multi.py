@@ -202,7 +202,9 @@ def test_the_multi_corruptor_asks_for_each_member_then_composes(inventory, known
         return tuple(TargetSource(CORE, f"inventory.core.{n}", 1, SOURCE) for n in names)
 
     multi = MultiCorruptor(search)
-    refused = multi.corrupt(CorruptionRequest(targets("clamp", "parse_line"), frozenset(passing)), screener)
+    refused = multi.corrupt(
+        CorruptionRequest(targets("clamp", "parse_line"), frozenset(passing)), screener
+    )
     assert refused.corruption is None
     assert refused.rejection == Rejection(
         RejectionKind.MEMBER, "member inventory.core.parse_line: no surviving mutant"

@@ -29,7 +29,9 @@ CLI = [sys.executable, "-c", "from corrupt.cli import app; app()"]
 
 def corrupt(*args: str, env: dict[str, str]) -> None:
     result = subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, f"corrupt {' '.join(args)} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+    assert result.returncode == 0, (
+        f"corrupt {' '.join(args)} failed:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+    )
 
 
 def tasks_of(out: Path) -> list[Task]:
@@ -52,10 +54,15 @@ def test_docker_build_matches_local_build(tmp_path: Path) -> None:
     runs = {
         name: subprocess.Popen(
             [*CLI, "build", *common, "--out", str(tmp_path / name), *extra],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
-        for name, extra in [("local", ["--sandbox", "local"]),
-                            ("docker", ["--sandbox", "docker", "--base-image", base])]
+        for name, extra in [
+            ("local", ["--sandbox", "local"]),
+            ("docker", ["--sandbox", "docker", "--base-image", base]),
+        ]
     }
     for name, process in runs.items():
         output, _ = process.communicate(timeout=900)
@@ -65,7 +72,10 @@ def test_docker_build_matches_local_build(tmp_path: Path) -> None:
     assert sorted(t.kind for t in local) == ["adversarial", "deletion", "multi"]
 
     def tests_by_id(tasks: list[Task]) -> dict[str, tuple[str, list[str], list[str]]]:
-        return {t.task_id: (t.kind, sorted(t.tests.fail_to_pass), sorted(t.tests.pass_to_pass)) for t in tasks}
+        return {
+            t.task_id: (t.kind, sorted(t.tests.fail_to_pass), sorted(t.tests.pass_to_pass))
+            for t in tasks
+        }
 
     assert tests_by_id(docker) == tests_by_id(local)
     assert all(t.image_name is None for t in local)
@@ -75,6 +85,14 @@ def test_docker_build_matches_local_build(tmp_path: Path) -> None:
     with engine_client(host) as client:
         assert client.images.get(image).labels["corrupt.repo"] == "minishop"
 
-    corrupt("export", str(tmp_path / "docker"), "--format", "swesmith", "--out", str(tmp_path / "sw.jsonl"), env=env)
+    corrupt(
+        "export",
+        str(tmp_path / "docker"),
+        "--format",
+        "swesmith",
+        "--out",
+        str(tmp_path / "sw.jsonl"),
+        env=env,
+    )
     records = [json.loads(line) for line in (tmp_path / "sw.jsonl").read_text().splitlines()]
     assert len(records) == 3 and {r["image_name"] for r in records} == {image}

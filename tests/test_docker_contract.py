@@ -17,4 +17,3 @@ def sandbox():
     box = DockerSandbox(base_image=base, docker_host=host)
     yield box
     box.close()
-

@@ -23,13 +23,21 @@ from corrupt.repos.sandboxes import get_sandbox
 
 
 def checkout(name: str, commit: str) -> Checkout:
-    return Checkout(spec=RepoSpec("github", name), name=name, url="", commit=commit, path=Path("/nowhere"))
+    return Checkout(
+        spec=RepoSpec("github", name), name=name, url="", commit=commit, path=Path("/nowhere")
+    )
 
 
 def test_image_tag_is_predictable_and_valid():
     sha = "0123456789abcdef0123456789abcdef01234567"
-    assert image_tag(checkout("Pallets/ItsDangerous", sha)) == "corrupt/pallets__itsdangerous:0123456789ab"
-    assert image_tag(checkout("my folder", "tree:ABCDEF0123456789")) == "corrupt/local__my-folder:abcdef012345"
+    assert (
+        image_tag(checkout("Pallets/ItsDangerous", sha))
+        == "corrupt/pallets__itsdangerous:0123456789ab"
+    )
+    assert (
+        image_tag(checkout("my folder", "tree:ABCDEF0123456789"))
+        == "corrupt/local__my-folder:abcdef012345"
+    )
 
 
 def test_pip_settings_follow_config_files_then_environment(tmp_path):
@@ -41,41 +49,61 @@ def test_pip_settings_follow_config_files_then_environment(tmp_path):
         "extra-index-url = file:///opt/local/simple https://extra.example/simple\n"
         f"cert = {cert}\n"
     )
-    settings = host_pip_settings({"PIP_CONFIG_FILE": str(conf), "PIP_TRUSTED_HOST": "mirror.example"})
+    settings = host_pip_settings(
+        {"PIP_CONFIG_FILE": str(conf), "PIP_TRUSTED_HOST": "mirror.example"}
+    )
     assert settings.index_url == "https://mirror.example/simple"
-    assert settings.extra_index_urls == ["https://extra.example/simple"]  # file:// is not visible in a build
+    assert settings.extra_index_urls == [
+        "https://extra.example/simple"
+    ]  # file:// is not visible in a build
     assert settings.trusted_hosts == ["mirror.example"]
     assert settings.cert == cert
-    assert host_pip_settings({"PIP_CONFIG_FILE": str(conf), "PIP_INDEX_URL": "https://env.example/s"}).index_url == (
-        "https://env.example/s"
-    )
+    assert host_pip_settings(
+        {"PIP_CONFIG_FILE": str(conf), "PIP_INDEX_URL": "https://env.example/s"}
+    ).index_url == ("https://env.example/s")
 
 
 def test_recipe_installs_project_and_discovered_test_requirements(tmp_path):
-    repo = write_files(tmp_path / "r", {
-        "pyproject.toml": '[project]\nname = "p"\nversion = "1"\n'
-                          '[project.optional-dependencies]\ntest = ["hypothesis>=6"]\n',
-        "requirements-test.txt": "freezegun\n",
-        ".git/HEAD": "ref: refs/heads/main\n",
-    })
-    pip = PipSettings(index_url="https://mirror.example/simple", cert=tmp_path / "r" / "pyproject.toml")
+    repo = write_files(
+        tmp_path / "r",
+        {
+            "pyproject.toml": '[project]\nname = "p"\nversion = "1"\n'
+            '[project.optional-dependencies]\ntest = ["hypothesis>=6"]\n',
+            "requirements-test.txt": "freezegun\n",
+            ".git/HEAD": "ref: refs/heads/main\n",
+        },
+    )
+    pip = PipSettings(
+        index_url="https://mirror.example/simple", cert=tmp_path / "r" / "pyproject.toml"
+    )
     recipe = dockerfile(repo, "corrupt/base:bookworm", pip)
     assert recipe.startswith("FROM corrupt/base:bookworm AS install\n")
-    assert "\nFROM corrupt/base:bookworm\nCOPY --from=install /opt/venv /opt/venv\n" in recipe  # no repo, no cert
+    assert (
+        "\nFROM corrupt/base:bookworm\nCOPY --from=install /opt/venv /opt/venv\n" in recipe
+    )  # no repo, no cert
     assert "pip install --no-cache-dir --disable-pip-version-check --progress-bar off ." in recipe
     assert "'hypothesis>=6' pytest coverage -r requirements-test.txt" in recipe
     assert "PIP_INDEX_URL=https://mirror.example/simple" in recipe and "PIP_CERT=" in recipe
     with tarfile.open(fileobj=build_context(repo, recipe, pip)) as tar:
         names = set(tar.getnames())
-    assert {"Dockerfile", "pip-cert.pem", "repo/pyproject.toml", "repo/requirements-test.txt"} <= names
+    assert {
+        "Dockerfile",
+        "pip-cert.pem",
+        "repo/pyproject.toml",
+        "repo/requirements-test.txt",
+    } <= names
     assert not any(n.startswith("repo/.git") for n in names)
 
 
 def test_no_engine_says_how_to_point_docker_host_at_one(tmp_path):
     repo = write_files(tmp_path / "r", {"requirements.txt": "\n"})
-    box = get_sandbox("docker", base_image="corrupt/base:bookworm", docker_host=f"unix://{tmp_path}/none.sock")
+    box = get_sandbox(
+        "docker", base_image="corrupt/base:bookworm", docker_host=f"unix://{tmp_path}/none.sock"
+    )
     assert isinstance(box, DockerSandbox) and box.base_image == "corrupt/base:bookworm"
-    with pytest.raises(SandboxError, match=r"no container engine reachable at unix://.*none\.sock.*DOCKER_HOST="):
+    with pytest.raises(
+        SandboxError, match=r"no container engine reachable at unix://.*none\.sock.*DOCKER_HOST="
+    ):
         box.prepare(folder_checkout(repo, "tests/noengine"))
 
 

@@ -23,8 +23,8 @@ from tasks_factory import ADVERSARIAL, ORIGINAL, make_task, write_repo
 from typer.testing import CliRunner
 
 from corrupt.cli import app
-from corrupt.tasks.store import CandidateRow, Store
 from corrupt.outputs.task_image import task_image_tag
+from corrupt.tasks.store import CandidateRow, Store
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minishop"
 
@@ -36,7 +36,11 @@ def cli(*args: str):
 def removed_text(original: str, corrupted: str) -> str:
     """The longest run of original lines the corruption took out: the answer that must not leak."""
     a, b = original.splitlines(keepends=True), corrupted.splitlines(keepends=True)
-    blocks = [a[i1:i2] for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b).get_opcodes() if tag != "equal"]
+    blocks = [
+        a[i1:i2]
+        for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b).get_opcodes()
+        if tag != "equal"
+    ]
     return "".join(max(blocks, key=len))
 
 
@@ -47,7 +51,7 @@ def stream_contains(chunks: Iterable[bytes], needle: bytes) -> bool:
         window = carry + chunk
         if needle in window:
             return True
-        carry = window[-(len(needle) - 1):]
+        carry = window[-(len(needle) - 1) :]
     return False
 
 
@@ -70,7 +74,9 @@ def run_in(client, image: str, script: str) -> tuple[int, str]:
 
 
 @pytest.mark.docker
-def test_task_image_runs_the_corrupted_tree_and_hides_the_original(tmp_path: Path, monkeypatch) -> None:
+def test_task_image_runs_the_corrupted_tree_and_hides_the_original(
+    tmp_path: Path, monkeypatch
+) -> None:
     host, base = find_engine()
     if not EXAMPLE.is_dir():
         pytest.fail("examples/minishop is missing")
@@ -78,8 +84,20 @@ def test_task_image_runs_the_corrupted_tree_and_hides_the_original(tmp_path: Pat
     frozen = tmp_path / "minishop"
     shutil.copytree(EXAMPLE, frozen, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
     build = tmp_path / "build"
-    result = cli("build", str(frozen), "--mode", "remove", "--n", "1", "--sandbox", "docker",
-                 "--base-image", base, "--out", str(build))
+    result = cli(
+        "build",
+        str(frozen),
+        "--mode",
+        "remove",
+        "--n",
+        "1",
+        "--sandbox",
+        "docker",
+        "--base-image",
+        base,
+        "--out",
+        str(build),
+    )
     assert result.exit_code == 0, result.output
     store = Store.open(build)
     try:
@@ -94,7 +112,7 @@ def test_task_image_runs_the_corrupted_tree_and_hides_the_original(tmp_path: Pat
     assert result.exit_code == 0, result.output
     tag = json.loads((out / "TASK.json").read_text(encoding="utf-8"))["task_image"]
     assert tag == f"corrupt/task.{task.task_id.lower()}:latest"
-    (path, (original, corrupted)), = files.items()
+    ((path, (original, corrupted)),) = files.items()
     answer = removed_text(original, corrupted).encode()
     assert answer.count(b"\n") >= 3, "the deletion should take out a whole body"
 
@@ -107,8 +125,12 @@ def test_task_image_runs_the_corrupted_tree_and_hides_the_original(tmp_path: Pat
         # Flattened: no layer of the repository image (which holds the original) is reused.
         assert not set(image.attrs["RootFS"]["Layers"]) & set(repo.attrs["RootFS"]["Layers"])
 
-        code, output = run_in(client, tag, "python -c 'import minishop; print(minishop.__file__)'; "
-                                           "python -m pip show minishop || echo NOT-INSTALLED")
+        code, output = run_in(
+            client,
+            tag,
+            "python -c 'import minishop; print(minishop.__file__)'; "
+            "python -m pip show minishop || echo NOT-INSTALLED",
+        )
         assert "/testbed/src/minishop/__init__.py" in output and "NOT-INSTALLED" in output, output
         code, output = run_in(client, tag, f"cat {shlex.quote(path)}")
         assert output == corrupted
@@ -117,31 +139,66 @@ def test_task_image_runs_the_corrupted_tree_and_hides_the_original(tmp_path: Pat
         f2p = shlex.join(task.tests.fail_to_pass)
         code, output = run_in(client, tag, f"{command} {f2p}")
         # A test whose fixture calls the deleted function is reported as an error, not a failure.
-        counts = {kind: int(n) for n, kind in re.findall(r"(\d+) (failed|passed|errors?)\b", output)}
+        counts = {
+            kind: int(n) for n, kind in re.findall(r"(\d+) (failed|passed|errors?)\b", output)
+        }
         assert code == 1 and "passed" not in counts, output
-        assert counts.get("failed", 0) + counts.get("errors", counts.get("error", 0)) == len(task.tests.fail_to_pass)
+        assert counts.get("failed", 0) + counts.get("errors", counts.get("error", 0)) == len(
+            task.tests.fail_to_pass
+        )
         p2p = shlex.join(task.tests.pass_to_pass[:40])
         code, output = run_in(client, tag, f"{command} {p2p}")
         assert code == 0 and "40 passed" in output, output
         client.images.remove(tag, force=True)  # task images are per task: leave none behind
 
 
-def test_materialize_image_without_an_engine_says_how_to_get_one(tmp_path: Path, monkeypatch) -> None:
+def test_materialize_image_without_an_engine_says_how_to_get_one(
+    tmp_path: Path, monkeypatch
+) -> None:
     """Checked before anything is written, so the same command works once an engine runs."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
     repo = write_repo(tmp_path / "shop", ORIGINAL)
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True)
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    )
     store = Store.open(tmp_path / "build", create=True)
-    store.bind_repo({"name": "shop", "url": str(repo), "commit": head.stdout.strip(), "spec": str(repo), "stars": None})
+    store.bind_repo(
+        {
+            "name": "shop",
+            "url": str(repo),
+            "commit": head.stdout.strip(),
+            "spec": str(repo),
+            "stars": None,
+        }
+    )
     task, files = make_task(ADVERSARIAL)
     store.record_candidate(
-        CandidateRow("c", task.mode, ["shop.pricing.total"], "verified", "", task.corruptor, 1, 0.1, task.task_id, None),
-        task, files,
+        CandidateRow(
+            "c",
+            task.mode,
+            ["shop.pricing.total"],
+            "verified",
+            "",
+            task.corruptor,
+            1,
+            0.1,
+            task.task_id,
+            None,
+        ),
+        task,
+        files,
     )
     store.close()
-    result = cli("materialize", task.task_id, "--out", str(tmp_path / "task"), "--store", str(tmp_path / "build"),
-                 "--image")
+    result = cli(
+        "materialize",
+        task.task_id,
+        "--out",
+        str(tmp_path / "task"),
+        "--store",
+        str(tmp_path / "build"),
+        "--image",
+    )
     assert result.exit_code != 0
     assert "no container engine reachable" in result.output and "DOCKER_HOST" in result.output
     assert "Traceback" not in result.output
@@ -154,7 +211,8 @@ REFERENCE = re.compile(rf"{COMPONENT}(?:/{COMPONENT})*:[\w][\w.-]{{0,127}}")
 
 
 @pytest.mark.parametrize(
-    "task_id", ["minishop.1db6fb550c74", "Acme__Shop.ABC123", "weird name!._-.x", "a..b__c___d--e", "._-"]
+    "task_id",
+    ["minishop.1db6fb550c74", "Acme__Shop.ABC123", "weird name!._-.x", "a..b__c___d--e", "._-"],
 )
 def test_task_image_tag_is_a_valid_reference(task_id: str) -> None:
     tag = task_image_tag(task_id)

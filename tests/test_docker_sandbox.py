@@ -100,7 +100,10 @@ def digest(folder: Path) -> str:
 
 
 def test_no_network_only_loopback(sandbox, contract, tree):
-    result = sandbox.run(contract[1], tree, python("""
+    result = sandbox.run(
+        contract[1],
+        tree,
+        python("""
         import socket
         print(sorted(name for _, name in socket.if_nameindex()))
         try:
@@ -108,7 +111,8 @@ def test_no_network_only_loopback(sandbox, contract, tree):
             print("connected")
         except OSError as exc:
             print("refused", exc.errno)
-        """))
+        """),
+    )
     assert result.exit_code == 0, result.stderr
     interfaces, outcome = result.stdout.splitlines()
     assert interfaces == "['lo']"
@@ -117,7 +121,11 @@ def test_no_network_only_loopback(sandbox, contract, tree):
 
 def test_timeout_kills_and_removes_the_container(sandbox, engine, contract, tree):
     started = time.monotonic()
-    result = sandbox.run(contract[1], tree, python("import time; print('up', flush=True); time.sleep(120)", timeout=3))
+    result = sandbox.run(
+        contract[1],
+        tree,
+        python("import time; print('up', flush=True); time.sleep(120)", timeout=3),
+    )
     assert result.timed_out and result.killed == "timeout" and result.exit_code is None
     assert time.monotonic() - started < 30
     assert "up" in result.stdout  # output up to the kill is kept
@@ -149,10 +157,16 @@ def test_runner_reads_the_plugin_report_through_the_container(sandbox, contract)
     checkout, env = contract
     with Workspace(checkout) as ws:
         green = run_tests(sandbox, env, ws.path)
-        assert green.passing() == {f"tests/test_double.py::test_{n}" for n in ("one", "two", "zero")}
+        assert green.passing() == {
+            f"tests/test_double.py::test_{n}" for n in ("one", "two", "zero")
+        }
         with ws.patched({"src/contractpkg/__init__.py": "def double(x):\n    return x * x\n"}):
-            red = run_tests(sandbox, env, ws.path, select=["tests/test_double.py::test_one",
-                                                           "tests/test_double.py::test_two"])
+            red = run_tests(
+                sandbox,
+                env,
+                ws.path,
+                select=["tests/test_double.py::test_one", "tests/test_double.py::test_two"],
+            )
     assert set(red.results) == {"tests/test_double.py::test_one", "tests/test_double.py::test_two"}
     assert red.failing() == {"tests/test_double.py::test_one"}
     assert red.results["tests/test_double.py::test_one"].exc_type == "AssertionError"
@@ -195,7 +209,9 @@ def test_ctrl_c_during_a_run_removes_the_container(engine, contract, tree):
 
 def test_missing_base_image_is_a_clear_error(engine, tmp_path):
     repo = write_files(tmp_path / "r", {"requirements.txt": "\n"})
-    box = DockerSandbox(base_image="corrupt/no-such-base:never", docker_host=engine[0], cache_dir=tmp_path)
+    box = DockerSandbox(
+        base_image="corrupt/no-such-base:never", docker_host=engine[0], cache_dir=tmp_path
+    )
     with pytest.raises(SandboxError, match=r"base image corrupt/no-such-base:never .*--base-image"):
         box.prepare(folder_checkout(repo, "tests/nobase"))
 

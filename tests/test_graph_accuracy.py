@@ -43,9 +43,22 @@ def score() -> tuple[float, float, dict[str, tuple[set, set]]]:
 
 def test_suite_covers_the_required_categories():
     required = {
-        "arguments", "assignments", "classes", "decorators", "dicts", "direct_calls",
-        "exceptions", "generators", "imports", "kwargs", "lambdas", "lists", "mro",
-        "returns", "nested", "module_level",
+        "arguments",
+        "assignments",
+        "classes",
+        "decorators",
+        "dicts",
+        "direct_calls",
+        "exceptions",
+        "generators",
+        "imports",
+        "kwargs",
+        "lambdas",
+        "lists",
+        "mro",
+        "returns",
+        "nested",
+        "module_level",
     }
     assert required <= set(CASES)
 
@@ -53,8 +66,10 @@ def test_suite_covers_the_required_categories():
 def test_precision_and_recall_over_the_suite(capsys):
     precision, recall, errors = score()
     with capsys.disabled():
-        print(f"\ncall-graph accuracy over {len(CASES)} cases: "
-              f"precision {precision:.3f}, recall {recall:.3f}")
+        print(
+            f"\ncall-graph accuracy over {len(CASES)} cases: "
+            f"precision {precision:.3f}, recall {recall:.3f}"
+        )
         for case, (false, missed) in errors.items():
             for edge in sorted(false):
                 print(f"  {case}: false edge {edge[0]} -> {edge[1]}")

@@ -37,21 +37,42 @@ def test_graph_writes_json_and_csv(tmp_path):
     tmp_path.mkdir()
     out_json, out_csv = tmp_path / "g.json", tmp_path / "m.csv"
     result = runner.invoke(
-        app, ["graph", str(root), "--json", str(out_json), "--csv", str(out_csv), "--no-cache",
-              "--sort", "out_degree", "--top", "2"],
+        app,
+        [
+            "graph",
+            str(root),
+            "--json",
+            str(out_json),
+            "--csv",
+            str(out_csv),
+            "--no-cache",
+            "--sort",
+            "out_degree",
+            "--top",
+            "2",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "Cart.total" in result.output
     assert result.output.count("skipped broken.py: syntax error at line 1") == 1
     adjacency = json.loads(out_json.read_text(encoding="utf-8"))
-    assert set(adjacency) == {"shop", "shop.Cart", "shop.Cart.__init__", "shop.Cart.total",
-                              "shop.price", "shop.discount"}
+    assert set(adjacency) == {
+        "shop",
+        "shop.Cart",
+        "shop.Cart.__init__",
+        "shop.Cart.total",
+        "shop.price",
+        "shop.discount",
+    }
     assert adjacency["shop.Cart.total"] == ["shop.price"]
     assert adjacency["shop.price"] == ["shop.discount"]
     with open(out_csv, encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert {r["qualname"] for r in rows} == {
-        "shop.Cart.__init__", "shop.Cart.total", "shop.price", "shop.discount"
+        "shop.Cart.__init__",
+        "shop.Cart.total",
+        "shop.price",
+        "shop.discount",
     }
     assert set(METRICS) <= set(rows[0])
     total = next(r for r in rows if r["qualname"] == "shop.Cart.total")

@@ -137,7 +137,9 @@ def test_halstead_matches_radon(sample):
     reports = dict(h_visit(SOURCE).functions)
     for qualname, name in [("sample.classify", "classify"), ("sample.Meter.read", "read")]:
         assert graph.metrics[qualname].halstead_volume == pytest.approx(reports[name].volume)
-        assert graph.metrics[qualname].halstead_difficulty == pytest.approx(reports[name].difficulty)
+        assert graph.metrics[qualname].halstead_difficulty == pytest.approx(
+            reports[name].difficulty
+        )
     assert graph.metrics["sample.classify"].halstead_volume > 0
 
 

@@ -37,7 +37,9 @@ def snapshot(root: Path) -> dict[str, str]:
         if path.is_symlink():
             found[rel] = "link:" + os.readlink(path)
         elif path.is_file():
-            found[rel] = f"{oct(path.stat().st_mode)}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+            found[rel] = (
+                f"{oct(path.stat().st_mode)}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
+            )
     return found
 
 
@@ -64,7 +66,17 @@ def test_default_branch_tree_is_byte_identical(upstream, tmp_path: Path) -> None
     repo, remote, first, second = upstream
     pinned = checkout(at(remote), cache_dir=tmp_path / "cache")
     assert pinned.commit == second
-    assert pinned.path == tmp_path / "cache" / "repos" / "file" / Path(*remote.parts[1:-1]) / "remote" / "trees" / second
+    assert (
+        pinned.path
+        == tmp_path
+        / "cache"
+        / "repos"
+        / "file"
+        / Path(*remote.parts[1:-1])
+        / "remote"
+        / "trees"
+        / second
+    )
     work = snapshot(Path(repo.working_tree_dir))
     work = {k: v for k, v in work.items() if not k.startswith(".git/")}
     assert snapshot(pinned.path) == work
@@ -83,7 +95,9 @@ def test_revisions_resolve_to_the_commit(upstream, tmp_path: Path, rev: str) -> 
     assert (pinned.path / "src/pkg/__init__.py").read_text() == "VERSION = 1\n"
 
 
-def test_commits_coexist_and_the_cache_is_reused_without_the_remote(upstream, tmp_path: Path) -> None:
+def test_commits_coexist_and_the_cache_is_reused_without_the_remote(
+    upstream, tmp_path: Path
+) -> None:
     _, remote, first, second = upstream
     cache = tmp_path / "cache"
     new = checkout(at(remote), cache_dir=cache)
@@ -127,7 +141,9 @@ def test_checkouts_never_modify_the_clone_or_its_trees(upstream, tmp_path: Path)
 def test_parallel_checkouts_share_one_clone(upstream, tmp_path: Path) -> None:
     _, remote, _, second = upstream
     with ThreadPoolExecutor(4) as pool:
-        results = list(pool.map(lambda _: checkout(at(remote), cache_dir=tmp_path / "cache"), range(4)))
+        results = list(
+            pool.map(lambda _: checkout(at(remote), cache_dir=tmp_path / "cache"), range(4))
+        )
     assert {(r.commit, r.path) for r in results} == {(second, results[0].path)}
     assert [p.name for p in results[0].path.parent.iterdir()] == [second]
 
@@ -157,7 +173,9 @@ def test_unreachable_url_caches_nothing(tmp_path: Path) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with pytest.raises(CloneError) as caught:
-        checkout(parse_spec(f"http://127.0.0.1:{port}/owner/repo.git"), cache_dir=tmp_path / "cache")
+        checkout(
+            parse_spec(f"http://127.0.0.1:{port}/owner/repo.git"), cache_dir=tmp_path / "cache"
+        )
     assert caught.value.exit_code == 11
     assert caught.value.message.startswith(f"cannot clone http://127.0.0.1:{port}/owner/repo.git: ")
     assert "\n" not in caught.value.message
@@ -200,7 +218,9 @@ def test_dirty_local_git_repo_uses_the_files_on_disk(upstream, tmp_path: Path, c
     assert not (pinned.path / "build").exists() and not (pinned.path / "README").exists()
     assert os.readlink(pinned.path / "link.py") == "src/pkg/__init__.py"
     # an explicit revision still means that commit
-    assert checkout(parse_spec(f"{work}@{first[:10]}"), cache_dir=tmp_path / "cache").commit == first
+    assert (
+        checkout(parse_spec(f"{work}@{first[:10]}"), cache_dir=tmp_path / "cache").commit == first
+    )
     assert repo.head.commit.hexsha == second
 
 
@@ -211,7 +231,10 @@ def test_folder_inside_a_git_repo_is_hashed_with_gitignore(upstream, tmp_path: P
     pinned = checkout(parse_spec(str(sub)), cache_dir=tmp_path / "cache")
     assert pinned.commit.startswith("tree:")
     assert sorted(p.relative_to(pinned.path).as_posix() for p in pinned.path.rglob("*.py")) == [
-        "pkg/__init__.py", "pkg/crlf.py", "pkg/no_newline.py"]
+        "pkg/__init__.py",
+        "pkg/crlf.py",
+        "pkg/no_newline.py",
+    ]
     assert not (pinned.path / "trace.log").exists()
 
 

@@ -18,17 +18,33 @@ from corrupt.repos.specs import parse_spec
     [
         ("github:pallets/click", RepoSpec("github", "pallets/click")),
         ("github:pallets/click@8.1.7", RepoSpec("github", "pallets/click", "8.1.7")),
-        ("github:pallets/click.git@release/8.x", RepoSpec("github", "pallets/click", "release/8.x")),
-        ("https://github.com/pallets/click.git", RepoSpec("git", "https://github.com/pallets/click.git")),
-        ("https://github.com/pallets/click@v1", RepoSpec("git", "https://github.com/pallets/click", "v1")),
-        ("http://user@host:8080/team/repo@abc1234",
-         RepoSpec("git", "http://user@host:8080/team/repo", "abc1234")),
+        (
+            "github:pallets/click.git@release/8.x",
+            RepoSpec("github", "pallets/click", "release/8.x"),
+        ),
+        (
+            "https://github.com/pallets/click.git",
+            RepoSpec("git", "https://github.com/pallets/click.git"),
+        ),
+        (
+            "https://github.com/pallets/click@v1",
+            RepoSpec("git", "https://github.com/pallets/click", "v1"),
+        ),
+        (
+            "http://user@host:8080/team/repo@abc1234",
+            RepoSpec("git", "http://user@host:8080/team/repo", "abc1234"),
+        ),
         ("ssh://git@host/a/b.git", RepoSpec("git", "ssh://git@host/a/b.git")),
         ("ssh://git@host/a/b.git@main", RepoSpec("git", "ssh://git@host/a/b.git", "main")),
         ("git@github.com:owner/name.git", RepoSpec("git", "git@github.com:owner/name.git")),
-        ("git@github.com:owner/name.git@feature/x",
-         RepoSpec("git", "git@github.com:owner/name.git", "feature/x")),
-        ("file:///srv/git/repo.git@" + "a" * 40, RepoSpec("git", "file:///srv/git/repo.git", "a" * 40)),
+        (
+            "git@github.com:owner/name.git@feature/x",
+            RepoSpec("git", "git@github.com:owner/name.git", "feature/x"),
+        ),
+        (
+            "file:///srv/git/repo.git@" + "a" * 40,
+            RepoSpec("git", "file:///srv/git/repo.git", "a" * 40),
+        ),
     ],
 )
 def test_remote_specs(text: str, expected: RepoSpec) -> None:
@@ -39,10 +55,26 @@ def test_remote_specs(text: str, expected: RepoSpec) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "", "   ", "github:", "github:owner", "github:/name", "github:owner/", "github:o/n/extra",
-        "github:o/n@", "github:o/n@-rf", "github:o/n@a..b", "github:o/n@bad rev", "github:o/n@x.lock",
-        "ftp://host/repo", "https://", "https://host", "https://host/", "https://host/r?x=1",
-        "file://@v1", "/definitely/not/here", "./nope@main",
+        "",
+        "   ",
+        "github:",
+        "github:owner",
+        "github:/name",
+        "github:owner/",
+        "github:o/n/extra",
+        "github:o/n@",
+        "github:o/n@-rf",
+        "github:o/n@a..b",
+        "github:o/n@bad rev",
+        "github:o/n@x.lock",
+        "ftp://host/repo",
+        "https://",
+        "https://host",
+        "https://host/",
+        "https://host/r?x=1",
+        "file://@v1",
+        "/definitely/not/here",
+        "./nope@main",
     ],
 )
 def test_bad_specs_are_one_line_input_errors(text: str) -> None:

@@ -30,7 +30,9 @@ def test_calc_baseline_is_green_cached_and_maps_functions(sandbox, tmp_path_fact
     assert 0 < baseline.seconds < 60 and set(baseline.durations) == set(baseline.tests)
     assert baseline.command[:3] == ["python", "-m", "pytest"]
     # xfailed tests ran code too, but only trusted passing tests may appear in the coverage
-    covering = {n for lines in baseline.line_coverage.values() for ids in lines.values() for n in ids}
+    covering = {
+        n for lines in baseline.line_coverage.values() for ids in lines.values() for n in ids
+    }
     assert covering <= set(baseline.tests) and T + "test_expected_failure" not in covering
 
     spans = [
@@ -45,7 +47,10 @@ def test_calc_baseline_is_green_cached_and_maps_functions(sandbox, tmp_path_fact
     assert cmap["calc.ops.add"] == [T + "test_add"]
     assert cmap["calc.ops.divide"] == [T + "test_divide", T + "test_mean"]
     assert cmap["calc.ops.factorial"] == [
-        T + "test_factorial[0-1]", T + "test_factorial[1-1]", T + "test_factorial[5-120]", T + "test_factorial_negative",
+        T + "test_factorial[0-1]",
+        T + "test_factorial[1-1]",
+        T + "test_factorial[5-120]",
+        T + "test_factorial_negative",
     ]
     assert cmap["calc.ops.unused"] == [] and cmap["calc.elsewhere"] == []
 
@@ -61,7 +66,11 @@ def test_flaky_tests_are_recorded_and_excluded(sandbox, tmp_path_factory, tmp_pa
     baseline = compute_baseline(checkout, sandbox, sandbox.prepare(checkout), cache_dir=tmp_path)
     assert baseline.flaky == ["tests/test_flaky.py::test_passes_only_once"]
     assert baseline.tests == ["tests/test_flaky.py::test_stable"]
-    assert all(ids == ["tests/test_flaky.py::test_stable"] for lines in baseline.line_coverage.values() for ids in lines.values())
+    assert all(
+        ids == ["tests/test_flaky.py::test_stable"]
+        for lines in baseline.line_coverage.values()
+        for ids in lines.values()
+    )
 
 
 def test_xdist_suites_report_every_test_and_their_coverage(sandbox, tmp_path_factory, tmp_path):

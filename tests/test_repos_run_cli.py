@@ -48,7 +48,12 @@ def test_baseline_of_the_bundled_example(cli, tmp_path_factory):
     result = cli(str(MINISHOP))
     assert result.exit_code == 0, result.output
     passing = int(re.search(r"tests: (\d+) passing", result.output).group(1))
-    functions, one, five = map(int, re.search(r"functions: (\d+); covered by >=1 test: (\d+); by >=5 tests: (\d+)", result.output).groups())
+    functions, one, five = map(
+        int,
+        re.search(
+            r"functions: (\d+); covered by >=1 test: (\d+); by >=5 tests: (\d+)", result.output
+        ).groups(),
+    )
     assert passing > 100 and "0 flaky" in result.output
     assert functions >= one >= five > 0
     assert len(list((session_cache(tmp_path_factory) / "baselines").glob("*.json"))) >= 1
@@ -59,13 +64,20 @@ def test_baseline_of_the_bundled_example(cli, tmp_path_factory):
 @pytest.mark.parametrize(
     ("fixture", "options", "error", "message"),
     [
-        ("red", [], RedBaselineError, r"baseline is red: tests/test_red.py::test_broken fails: AssertionError: arithmetic is broken"),
+        (
+            "red",
+            [],
+            RedBaselineError,
+            r"baseline is red: tests/test_red.py::test_broken fails: AssertionError: arithmetic is broken",
+        ),
         ("empty", [], NoTestsError, r"pytest collected no tests"),
         ("slow", ["--time-limit", "1"], SuiteTooSlowError, r"did not finish within 1 s"),
         ("badinstall", [], InstallError, r"install step 'project' failed"),
     ],
 )
-def test_refused_suites_exit_with_their_own_code_and_are_not_cached(cli, tmp_path, tmp_path_factory, fixture, options, error, message):
+def test_refused_suites_exit_with_their_own_code_and_are_not_cached(
+    cli, tmp_path, tmp_path_factory, fixture, options, error, message
+):
     before = set((session_cache(tmp_path_factory) / "baselines").glob("*.json"))
     result = cli(fixture_copy(fixture, tmp_path), *options)
     assert result.exit_code == error.exit_code, result.output

@@ -37,7 +37,10 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_test_extras_and_groups_win_over_dev(tmp_path):
-    root = write(tmp_path, {"pyproject.toml": """
+    root = write(
+        tmp_path,
+        {
+            "pyproject.toml": """
 [project]
 name = "p"
 version = "1"
@@ -48,34 +51,44 @@ docs = ["sphinx"]
 [dependency-groups]
 typing = ["mypy"]
 test = ["pytest-mock", {include-group = "typing"}]
-"""})
+"""
+        },
+    )
     found = discover_test_requirements(root)
     assert found.packages == ["hypothesis", "pytest-mock", "mypy"]
     assert found.files == []
 
 
 def test_dev_is_the_fallback_and_requirement_files_are_found(tmp_path):
-    root = write(tmp_path, {
-        "pyproject.toml": '[project]\nname = "p"\nversion = "1"\n[project.optional-dependencies]\ndev = ["black"]\n',
-        "requirements-test.txt": "pytest-mock\n",
-        "requirements-dev.txt": "black\n",
-        "requirements.txt": "requests\n",
-        "requirements/tests.txt": "freezegun\n",
-        "test-requirements.txt": "responses\n",
-        "notes.txt": "",
-    })
+    root = write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "p"\nversion = "1"\n[project.optional-dependencies]\ndev = ["black"]\n',
+            "requirements-test.txt": "pytest-mock\n",
+            "requirements-dev.txt": "black\n",
+            "requirements.txt": "requests\n",
+            "requirements/tests.txt": "freezegun\n",
+            "test-requirements.txt": "responses\n",
+            "notes.txt": "",
+        },
+    )
     found = discover_test_requirements(root)
     assert found.packages == ["black"]
     assert sorted(p.relative_to(root).as_posix() for p in found.files) == [
-        "requirements-test.txt", "requirements/tests.txt", "test-requirements.txt",
+        "requirements-test.txt",
+        "requirements/tests.txt",
+        "test-requirements.txt",
     ]
 
 
 def test_tox_deps_skip_conditional_and_substituted_lines(tmp_path):
-    root = write(tmp_path, {
-        "tox.ini": "[testenv]\ndeps =\n    pytest-timeout\n    py38: mock\n    -r{toxinidir}/req-tox.txt\n    {env:EXTRA}\n    -e .\n",
-        "req-tox.txt": "attrs\n",
-    })
+    root = write(
+        tmp_path,
+        {
+            "tox.ini": "[testenv]\ndeps =\n    pytest-timeout\n    py38: mock\n    -r{toxinidir}/req-tox.txt\n    {env:EXTRA}\n    -e .\n",
+            "req-tox.txt": "attrs\n",
+        },
+    )
     found = discover_test_requirements(root)
     assert found.packages == ["pytest-timeout"]
     assert found.files == [root / "req-tox.txt"]
@@ -96,7 +109,9 @@ def test_venv_is_cached_and_built_from_a_copy_of_the_clone(tmp_path_factory):
 
 def test_install_failure_names_the_step_and_the_log(tmp_path_factory, tmp_path):
     checkout = fixture_checkout("badinstall", tmp_path_factory)
-    with pytest.raises(InstallError, match=r"install step 'project' failed .*; log: .*\.log") as caught:
+    with pytest.raises(
+        InstallError, match=r"install step 'project' failed .*; log: .*\.log"
+    ) as caught:
         create_environment(checkout, cache_dir=tmp_path)
     log = Path(caught.value.message.rsplit("log: ", 1)[1])
     assert "corrupt-no-such-package-anywhere-7f3a" in log.read_text()
@@ -107,7 +122,9 @@ def hostile_install(tmp_path: Path, isolation: bool) -> dict:
     """Build the hostileinstall fixture; returns what its setup.py found (secrets),
     which host places it changed, and what its traps in the venv achieved."""
     secret = "hunter2-planted"
-    source, cache, home, out = (tmp_path / name for name in ("hostileinstall", "cache", "home", "out"))
+    source, cache, home, out = (
+        tmp_path / name for name in ("hostileinstall", "cache", "home", "out")
+    )
     shutil.copytree(FIXTURES / "hostileinstall", source)
     for folder in (home / ".cache" / "uv", out, cache / "graph"):
         folder.mkdir(parents=True)
@@ -115,21 +132,33 @@ def hostile_install(tmp_path: Path, isolation: bool) -> dict:
     victim = tmp_path / "victim.txt"
     victim.write_text("untouched")
     cached = check_out(parse_spec(str(source)), cache_dir=cache)
-    report = cache / "envs" / environment_key(cached) / "attack.jsonl"  # the venv: writable in the box
+    report = (
+        cache / "envs" / environment_key(cached) / "attack.jsonl"
+    )  # the venv: writable in the box
     targets = [home, home / ".cache" / "uv", source, out, cache / "graph", cache / "repos"]
     tcp = _Listener(socket.create_server(("127.0.0.1", 0)))
     abstract = f"corrupt-install-{uuid.uuid4().hex[:8]}"
     unix = unix_listener(abstract)
-    plan = {"secret": secret, "read": [str(home / ".netrc")], "write": [str(t) for t in targets],
-            "search": str(cache / "repos"), "report": str(report), "home": str(home),
-            "marker_victim": str(victim), "port": tcp.port, "abstract": abstract}
+    plan = {
+        "secret": secret,
+        "read": [str(home / ".netrc")],
+        "write": [str(t) for t in targets],
+        "search": str(cache / "repos"),
+        "report": str(report),
+        "home": str(home),
+        "marker_victim": str(victim),
+        "port": tcp.port,
+        "abstract": abstract,
+    }
     (cached.path / "attack.json").write_text(json.dumps(plan))  # as if committed
     holder = subprocess.Popen(["sleep", "60"], env={"GITHUB_TOKEN": secret})
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("CORRUPT_PLANTED_SECRET", secret)
             patch.setenv("UV_PUBLISH_TOKEN", secret)
-            patch.setenv("UV_INDEX_URL", f"https://user:{secret}@pypi.org/simple")  # unreachable creds
+            patch.setenv(
+                "UV_INDEX_URL", f"https://user:{secret}@pypi.org/simple"
+            )  # unreachable creds
             box = LocalSandbox(cache_dir=cache, isolation=isolation)
             env = box.prepare(cached)
     finally:
@@ -139,13 +168,17 @@ def hostile_install(tmp_path: Path, isolation: bool) -> dict:
         unix.close()
     lines = [json.loads(line) for line in report.read_text().splitlines()]
     with Workspace(cached) as ws:  # does the venv's pyvenv.cfg open the home to the tests?
-        peek = box.run(env, ws.path, Command(["python", "-c", f"print(open({str(home / '.netrc')!r}).read())"]))
+        peek = box.run(
+            env, ws.path, Command(["python", "-c", f"print(open({str(home / '.netrc')!r}).read())"])
+        )
     return {
         "found": [f for line in lines for f in line["found"]],
         "changed": [str(t) for t in targets if (t / "pwned-by-build").exists()],
         "kept": (cached.path / "data" / "hostileinstall-keep.txt").read_text(),
         "victim": victim.read_text(),
-        "uv cache kept": [line["uv_cache"] for line in lines if Path(line["uv_cache"], "poisoned").exists()],
+        "uv cache kept": [
+            line["uv_cache"] for line in lines if Path(line["uv_cache"], "poisoned").exists()
+        ],
         "home seen by tests": secret in peek.stdout,
         "host sockets reached": tcp.connections + unix.connections,
     }
@@ -159,13 +192,21 @@ def test_build_script_sees_no_secret_and_changes_nothing_on_the_host(tmp_path):
         got.pop("host sockets reached")
     else:
         assert got.pop("host sockets reached") == 0
-    assert got == {"found": [], "changed": [], "kept": "keep me\n", "victim": "untouched",
-                   "uv cache kept": [], "home seen by tests": False}
+    assert got == {
+        "found": [],
+        "changed": [],
+        "kept": "keep me\n",
+        "victim": "untouched",
+        "uv cache kept": [],
+        "home seen by tests": False,
+    }
 
 
 def test_control_without_the_box_the_build_script_gets_everything(tmp_path):
     got = hostile_install(tmp_path, isolation=False)
-    assert any(f.startswith("/proc/") for f in got["found"]) and any(f.endswith(".netrc") for f in got["found"])
+    assert any(f.startswith("/proc/") for f in got["found"]) and any(
+        f.endswith(".netrc") for f in got["found"]
+    )
     assert len(got["changed"]) == 6 and got["kept"] == "vandalised" and got["home seen by tests"]
     assert got["host sockets reached"] >= 2  # the build backend may run more than once
 
@@ -174,9 +215,15 @@ def test_uv_lock_pins_win_over_the_newest_release(tmp_path_factory):
     """The lock pins six 1.16.0; the group asks for plain ``six`` (newest is 1.17 or later)."""
     found = discover_test_requirements(FIXTURES / "locked")
     assert found.groups == ["tests"] and found.locked == ["six==1.16.0"]
-    env = create_environment(fixture_checkout("locked", tmp_path_factory), cache_dir=session_cache(tmp_path_factory))
-    shown = subprocess.run([env.python, "-c", "import six; print(six.__version__)"],
-                           capture_output=True, text=True, check=True)
+    env = create_environment(
+        fixture_checkout("locked", tmp_path_factory), cache_dir=session_cache(tmp_path_factory)
+    )
+    shown = subprocess.run(
+        [env.python, "-c", "import six; print(six.__version__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert shown.stdout.strip() == "1.16.0"
     assert "uv.lock (1 pinned)" in env.log.read_text()
 

@@ -51,10 +51,15 @@ def test_sigkill_of_corrupt_ends_its_runs_and_the_next_start_sweeps_its_folders(
     checkout = fixture_checkout("hostile", tmp_path_factory)
     cache = session_cache(tmp_path_factory)
     marker = f"corrupt-killed-{uuid.uuid4().hex[:8]}"
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(checkout.spec.location), str(cache), marker])
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(checkout.spec.location), str(cache), marker]
+    )
     deadline = time.monotonic() + 120
+
     def sandboxed() -> list[int]:
-        return [pid for pid, is_bwrap in _with_marker(marker, but=child.pid).items() if not is_bwrap]
+        return [
+            pid for pid, is_bwrap in _with_marker(marker, but=child.pid).items() if not is_bwrap
+        ]
 
     while len(sandboxed()) < 2 and time.monotonic() < deadline:  # the test and its forked child
         time.sleep(0.1)

@@ -56,7 +56,9 @@ def test_control_without_the_box_secrets_leak(open_box, hostile, tmp_path):
     assert "/proc/" in leaks and ".netrc" in leaks
 
 
-def test_control_without_the_box_writes_reach_the_host(open_box, hostile, tmp_path, tmp_path_factory):
+def test_control_without_the_box_writes_reach_the_host(
+    open_box, hostile, tmp_path, tmp_path_factory
+):
     checkout, env = hostile
     changed = probe_writes(open_box, env, checkout, tmp_path, session_cache(tmp_path_factory))
     for place in ("home", "hooks", "store.sqlite", "uv", "site-packages"):
@@ -71,7 +73,16 @@ def test_control_without_the_box_symlinks_lead_out(open_box, hostile, tmp_path):
 
 def test_control_without_the_box_host_sockets_are_reached(open_box, hostile, tmp_path):
     checkout, env = hostile
-    assert len([r for r in probe_unix_sockets(open_box, env, checkout, tmp_path) if r.endswith(" reached")]) == 2
+    assert (
+        len(
+            [
+                r
+                for r in probe_unix_sockets(open_box, env, checkout, tmp_path)
+                if r.endswith(" reached")
+            ]
+        )
+        == 2
+    )
 
 
 def test_control_without_the_box_a_daemon_survives(open_box, hostile):
@@ -94,5 +105,3 @@ def test_get_sandbox_by_name(tmp_path):
     assert isinstance(get_sandbox("local", cache_dir=tmp_path), LocalSandbox)
     with pytest.raises(InputError, match="unknown sandbox 'vm'"):
         get_sandbox("vm")
-
-

@@ -13,7 +13,12 @@ from corrupt.repos.runner import run_tests
 from corrupt.repos.workspace import Workspace
 
 T = "tests/test_ops.py::"
-FACTORIAL_TESTS = [T + "test_factorial[0-1]", T + "test_factorial[1-1]", T + "test_factorial[5-120]", T + "test_factorial_negative"]
+FACTORIAL_TESTS = [
+    T + "test_factorial[0-1]",
+    T + "test_factorial[1-1]",
+    T + "test_factorial[5-120]",
+    T + "test_factorial_negative",
+]
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +36,11 @@ def ws(calc):
 
 def broken_factorial(ws) -> dict[str, str]:
     source = (ws.path / "src/calc/ops.py").read_text()
-    return {"src/calc/ops.py": source.replace("    result = 1\n", "    raise RuntimeError('corrupted')\n")}
+    return {
+        "src/calc/ops.py": source.replace(
+            "    result = 1\n", "    raise RuntimeError('corrupted')\n"
+        )
+    }
 
 
 def test_one_result_per_test_with_every_outcome(calc, ws):
@@ -41,7 +50,15 @@ def test_one_result_per_test_with_every_outcome(calc, ws):
     assert outcomes[T + "test_skipped"] == "skipped"
     assert outcomes[T + "test_expected_failure"] == "xfailed"
     assert outcomes[T + "test_six_installed"] == "passed"  # the "test" extra was installed
-    assert sorted(report.passing()) == sorted([T + "test_add", T + "test_divide", T + "test_mean", T + "test_six_installed", *FACTORIAL_TESTS])
+    assert sorted(report.passing()) == sorted(
+        [
+            T + "test_add",
+            T + "test_divide",
+            T + "test_mean",
+            T + "test_six_installed",
+            *FACTORIAL_TESTS,
+        ]
+    )
     assert report.collected == 10 and report.exit_code == 0 and not report.failing()
     assert all(r.duration >= 0 for r in report.results.values())
 
@@ -50,11 +67,18 @@ def test_tests_import_the_working_tree_not_the_installed_copy(calc, ws):
     _, sandbox, env = calc
     with ws.patched(broken_factorial(ws)):
         report = run_tests(sandbox, env, ws.path)
-    assert report.failing() == {T + "test_factorial[0-1]", T + "test_factorial[1-1]", T + "test_factorial[5-120]"}
+    assert report.failing() == {
+        T + "test_factorial[0-1]",
+        T + "test_factorial[1-1]",
+        T + "test_factorial[5-120]",
+    }
     # test_factorial_negative still passes: the n < 0 check comes before the corrupted line
     result = report.results[T + "test_factorial[5-120]"]
     assert (result.exc_type, result.message) == ("RuntimeError", "corrupted")
-    assert [(f.file, f.function) for f in result.frames] == [("tests/test_ops.py", "test_factorial"), ("src/calc/ops.py", "factorial")]
+    assert [(f.file, f.function) for f in result.frames] == [
+        ("tests/test_ops.py", "test_factorial"),
+        ("src/calc/ops.py", "factorial"),
+    ]
     assert result.frames[-1].line == 17
 
 
@@ -103,7 +127,10 @@ def test_workspace_patching_restores_bytes_exactly(calc):
             assert (ws.path / "src/calc/new_module.py").read_bytes() == b"y = 2\r\n"
         assert target.read_bytes() == crlf and target.stat().st_mode & 0o777 == 0o755
         assert not (ws.path / "src/calc/new_module.py").exists()
-        with pytest.raises(InputError, match="outside the working copy"), ws.patched({"../escape.py": ""}):
+        with (
+            pytest.raises(InputError, match="outside the working copy"),
+            ws.patched({"../escape.py": ""}),
+        ):
             pass
         root = ws.path
     assert not Path(root).exists()

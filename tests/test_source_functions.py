@@ -43,7 +43,11 @@ def test_every_graph_function_is_found_at_its_def_line_with_the_graph_spans() ->
         located = locate(source, symbol.qualname, symbol.start_line)
         assert located.node.lineno == node.lineno and located.span == span
         renamed = located.with_function(located.function.with_changes(name=cst.Name("renamed")))
-        changed = [i + 1 for i, (a, b) in enumerate(zip(lines, split_lines(renamed), strict=True)) if a != b]
+        changed = [
+            i + 1
+            for i, (a, b) in enumerate(zip(lines, split_lines(renamed), strict=True))
+            if a != b
+        ]
         assert changed == [symbol.start_line]
 
 
@@ -94,7 +98,7 @@ def test_spans_of_a_multi_line_header_a_docstring_and_decorators() -> None:
 def test_a_docstring_only_function_has_no_body_start() -> None:
     node = function_at(ast.parse('def f():\n    """Only a docstring."""\n'), 1)
     assert node is not None
-    assert span_of(node, ['def f():\n', '    """Only a docstring."""\n']).body_start is None
+    assert span_of(node, ["def f():\n", '    """Only a docstring."""\n']).body_start is None
 
 
 def test_qualname_suffixes_do_not_decide_the_match() -> None:

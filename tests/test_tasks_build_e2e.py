@@ -25,7 +25,9 @@ IGNORE = shutil.ignore_patterns("__pycache__", "*.egg-info", ".pytest_cache")
 pytestmark = pytest.mark.slow
 
 
-def run_corrupt(*args: str, env: dict | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
+def run_corrupt(
+    *args: str, env: dict | None = None, timeout: float = 900
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [*CORRUPT, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env
     )
@@ -42,7 +44,9 @@ def example(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def built(example, tmp_path_factory) -> tuple[Path, list[dict]]:
     out = tmp_path_factory.mktemp("build") / "minishop"
-    result = run_corrupt("build", str(example), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out))
+    result = run_corrupt(
+        "build", str(example), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out)
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     return out, tasks
@@ -56,7 +60,10 @@ def pytest_outcomes(tree: Path, known: set[str]) -> dict[str, str]:
     """
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"],
-        cwd=tree, capture_output=True, text=True, timeout=600,
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=600,
         env={**os.environ, "PYTHONPATH": str(tree / "src"), "COLUMNS": "10000"},
     )
     outcomes = {}
@@ -80,7 +87,7 @@ def apply_script(text: str, script: dict) -> str:
         index = int(key) - 1
         if edit["type"] == "Modify":
             old = lines[index]
-            ending = old[len(old.rstrip("\r\n")):]
+            ending = old[len(old.rstrip("\r\n")) :]
             assert old.rstrip("\r\n") == edit["original"]
             lines[index] = edit["modified"] + ending
         elif edit["type"] == "Delete":
@@ -112,7 +119,10 @@ def test_build_writes_tasks_of_every_mode(built):
             assert task["targets"][0]["qualname"] in task["problem_statement"]
         else:
             for target in task["targets"]:
-                assert target["qualname"].rsplit(".", 1)[-1] not in task["problem_statement"].split("fail:")[0]
+                assert (
+                    target["qualname"].rsplit(".", 1)[-1]
+                    not in task["problem_statement"].split("fail:")[0]
+                )
     multi = [t for t in tasks if t["kind"] == "multi"]
     assert all(len(t["targets"]) >= 2 and len(t["bugs"]) == len(t["targets"]) for t in multi)
 
@@ -154,7 +164,9 @@ def test_definitions_sharing_a_name_build_in_every_mode_and_verify(tmp_path):
     """A property setter, a redefinition, overloads, a conditional definition, nested
     functions of one name and decorated ones are each their own target (the graph
     names the later ones ``name#2``); none aborts the build, and every task verifies."""
-    source = shutil.copytree(ROOT / "tests" / "fixtures" / "identity" / "shapes", tmp_path / "shapes", ignore=IGNORE)
+    source = shutil.copytree(
+        ROOT / "tests" / "fixtures" / "identity" / "shapes", tmp_path / "shapes", ignore=IGNORE
+    )
     out = tmp_path / "out"
     result = run_corrupt("build", str(source), "--mode", "all", "--n", "4", "--out", str(out))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -169,9 +181,16 @@ def test_definitions_sharing_a_name_build_in_every_mode_and_verify(tmp_path):
 
 def test_rerun_resumes_without_duplicates(example, built):
     out, tasks = built
-    with sqlite3.connect(out / "store.sqlite") as db:  # as if an older corrupt had built this folder
-        db.execute("UPDATE meta SET value = ? WHERE key = 'engine'", (json.dumps({"version": "0.0.1", "code": "0ld"}),))
-    result = run_corrupt("build", str(example), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out))
+    with sqlite3.connect(
+        out / "store.sqlite"
+    ) as db:  # as if an older corrupt had built this folder
+        db.execute(
+            "UPDATE meta SET value = ? WHERE key = 'engine'",
+            (json.dumps({"version": "0.0.1", "code": "0ld"}),),
+        )
+    result = run_corrupt(
+        "build", str(example), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out)
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "was built by corrupt 0.0.1 (code 0ld)" in " ".join(result.stdout.split())
     again = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
@@ -183,9 +202,22 @@ def test_killed_build_resumes_to_the_same_tasks(example, built, tmp_path):
     reference_out, reference = built
     wanted = {t["task_id"] for t in reference if t["kind"] != "multi"}
     out = tmp_path / "killed"
-    args = [*CORRUPT, "build", str(example), "--mode", "remove", "--n", "2", "--seed", "7", "--out", str(out)]
-    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    args = [
+        *CORRUPT,
+        "build",
+        str(example),
+        "--mode",
+        "remove",
+        "--n",
+        "2",
+        "--seed",
+        "7",
+        "--out",
+        str(out),
+    ]
+    proc = subprocess.Popen(
+        args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     store = out / "store.sqlite"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
@@ -194,9 +226,23 @@ def test_killed_build_resumes_to_the_same_tasks(example, built, tmp_path):
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    for mode in ("remove", "discovery"):  # resumed with two workers: acceptance stays in candidate order
+    for mode in (
+        "remove",
+        "discovery",
+    ):  # resumed with two workers: acceptance stays in candidate order
         result = run_corrupt(
-            "build", str(example), "--mode", mode, "--n", "2", "--seed", "7", "--jobs", "2", "--out", str(out)
+            "build",
+            str(example),
+            "--mode",
+            mode,
+            "--n",
+            "2",
+            "--seed",
+            "7",
+            "--jobs",
+            "2",
+            "--out",
+            str(out),
         )
         assert result.returncode == 0, result.stderr[-2000:]
     resumed = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
@@ -227,7 +273,14 @@ def test_output_folder_of_another_repo_is_refused(example, built, tmp_path):
 
 def test_impossible_slice_is_a_clear_error(example, built, tmp_path):
     result = run_corrupt(
-        "build", str(example), "--centrality-pct", "99.9", "--complexity-pct", "0:0.1", "--out", str(tmp_path / "o")
+        "build",
+        str(example),
+        "--centrality-pct",
+        "99.9",
+        "--complexity-pct",
+        "0:0.1",
+        "--out",
+        str(tmp_path / "o"),
     )
     assert result.returncode == 21, result.stderr
     assert "holds none of the" in result.stderr and "Traceback" not in result.stderr

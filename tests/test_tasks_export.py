@@ -10,8 +10,8 @@ import pytest
 from tasks_factory import ADVERSARIAL, MULTI, ORIGINAL, make_task, write_repo
 
 from corrupt.errors import InputError, StoreError
-from corrupt.source.edits import apply_edit_script
 from corrupt.outputs.export import export_tasks, swesmith_record
+from corrupt.source.edits import apply_edit_script
 from corrupt.tasks.models import Task
 
 

@@ -14,7 +14,15 @@ from corrupt.tasks.store import CandidateRow, CandidateStatus
 def row(key: str, status: str, reason: str = "") -> CandidateRow:
     rejection = Rejection(RejectionKind.NO_SURVIVOR, reason) if reason else None
     return CandidateRow(
-        key, "discovery", ["shop.cart.total"], CandidateStatus(status), "procedural", 3, 12.34, None, None,
+        key,
+        "discovery",
+        ["shop.cart.total"],
+        CandidateStatus(status),
+        "procedural",
+        3,
+        12.34,
+        None,
+        None,
         rejection=rejection,
     )
 
@@ -34,10 +42,17 @@ def test_a_log_gets_one_line_per_event():
     lines = out.getvalue().splitlines()
     assert "stage: baseline" in lines
     assert "discovery: 2 wanted from 40 candidates" in lines
-    assert ("discovery: rejected shop.cart.total in 12.3s (no surviving mutant); "
-            "0 verified of 1 tried, 7 test runs") in lines
-    assert "discovery: verified shop.cart.total in 12.3s; 1 verified of 2 tried, 12 test runs" in lines
-    assert "discovery: duplicate shop.cart.total in 12.3s; 1 verified of 3 tried, 15 test runs" in lines
+    assert (
+        "discovery: rejected shop.cart.total in 12.3s (no surviving mutant); "
+        "0 verified of 1 tried, 7 test runs"
+    ) in lines
+    assert (
+        "discovery: verified shop.cart.total in 12.3s; 1 verified of 2 tried, 12 test runs" in lines
+    )
+    assert (
+        "discovery: duplicate shop.cart.total in 12.3s; 1 verified of 3 tried, 15 test runs"
+        in lines
+    )
 
 
 def test_a_terminal_gets_the_live_display_only():

@@ -15,20 +15,40 @@ from corrupt.tasks.store import CandidateRow, CandidateStatus, Store
 
 def make_task(task_id: str, mode: str = "remove") -> Task:
     return Task(
-        task_id=task_id, repo=RepoRef(name="o/r", url="file:///r", commit="c" * 40), mode=mode,
-        kind="deletion", corruptor="deletion", targets=[],
+        task_id=task_id,
+        repo=RepoRef(name="o/r", url="file:///r", commit="c" * 40),
+        mode=mode,
+        kind="deletion",
+        corruptor="deletion",
+        targets=[],
         difficulty=Difficulty(centrality_pct=50, complexity_pct=50, n_functions=1, slice="all"),
-        corruption_patch="", fix_patch="", edit_script={}, bugs=[],
-        tests=TestsRecord(command="pytest", fail_to_pass=["t::a"], pass_to_pass=["t::b"], baseline_seconds=1.0),
-        problem_statement="p", seed=0, engine_version="0", created_at="2026-01-01T00:00:00+00:00",
+        corruption_patch="",
+        fix_patch="",
+        edit_script={},
+        bugs=[],
+        tests=TestsRecord(
+            command="pytest", fail_to_pass=["t::a"], pass_to_pass=["t::b"], baseline_seconds=1.0
+        ),
+        problem_statement="p",
+        seed=0,
+        engine_version="0",
+        created_at="2026-01-01T00:00:00+00:00",
     )
 
 
 def row(key: str, status: str = "verified", task: Task | None = None) -> CandidateRow:
     return CandidateRow(
-        key=key, mode="remove", targets=["m.f"], status=CandidateStatus(status),
-        corruptor="deletion", screened=2, seconds=0.5, task_id=task.task_id if task else None,
-        payload={"task": task.model_dump(mode="json"), "files": {"m.py": ["a\n", "b\n"]}} if task else None,
+        key=key,
+        mode="remove",
+        targets=["m.f"],
+        status=CandidateStatus(status),
+        corruptor="deletion",
+        screened=2,
+        seconds=0.5,
+        task_id=task.task_id if task else None,
+        payload={"task": task.model_dump(mode="json"), "files": {"m.py": ["a\n", "b\n"]}}
+        if task
+        else None,
         rejection=None if task else Rejection(RejectionKind.NOT_VERIFIED, "nope"),
     )
 

@@ -45,8 +45,10 @@ STAGE_LABELS = {
     "baseline": "running the suite (twice, then under coverage)",
     "coverage": "mapping tests to functions",
 }
-UNSAFE_WARNING = ("[bold yellow]warning:[/] --no-isolation: the repository's code runs unconfined, "
-                  "with your access to files, network and processes")
+UNSAFE_WARNING = (
+    "[bold yellow]warning:[/] --no-isolation: the repository's code runs unconfined, "
+    "with your access to files, network and processes"
+)
 
 
 def friendly(fn):
@@ -57,7 +59,9 @@ def friendly(fn):
         try:
             return fn(*args, **kwargs)
         except CorruptError as exc:
-            err_console.print(f"[bold red]error:[/] {escape(exc.message)}", highlight=False, soft_wrap=True)
+            err_console.print(
+                f"[bold red]error:[/] {escape(exc.message)}", highlight=False, soft_wrap=True
+            )
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             err_console.print("interrupted; rerun the same command to resume")
@@ -67,7 +71,9 @@ def friendly(fn):
                 raise
             err_console.print(
                 f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))} "
-                "(set CORRUPT_DEBUG=1 for the traceback)", highlight=False, soft_wrap=True,
+                "(set CORRUPT_DEBUG=1 for the traceback)",
+                highlight=False,
+                soft_wrap=True,
             )
             raise typer.Exit(70) from None
 
@@ -77,32 +83,51 @@ def friendly(fn):
 @app.command()
 @friendly
 def build(
-    repo: str = typer.Argument(..., help="github:owner/name[@rev], a git URL[@rev] or a local path"),
+    repo: str = typer.Argument(
+        ..., help="github:owner/name[@rev], a git URL[@rev] or a local path"
+    ),
     mode: ModeChoice = typer.Option("all", help="which tasks to build"),
     n: int = typer.Option(5, "--n", help="tasks to build per mode"),
     slice_: SliceName | None = typer.Option(None, "--slice", help="difficulty band"),
-    centrality_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of harmonic centrality"),
+    centrality_pct: str | None = typer.Option(
+        None, help="percentile band LO[:HI] of harmonic centrality"
+    ),
     complexity_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of complexity"),
-    complexity_metric: ComplexityMetric = typer.Option(ComplexityMetric.CODE_LINES, help="complexity axis"),
+    complexity_metric: ComplexityMetric = typer.Option(
+        ComplexityMetric.CODE_LINES, help="complexity axis"
+    ),
     functions: int = typer.Option(2, help="functions per multi-function task"),
-    max_distance: int = typer.Option(4, help="max call-graph distance between a multi task's functions"),
+    max_distance: int = typer.Option(
+        4, help="max call-graph distance between a multi task's functions"
+    ),
     seed: int = typer.Option(0, help="seed for selection and mutant order"),
     out: Path | None = typer.Option(None, help="output folder (default out/<repo>)"),
-    jobs: int = typer.Option(1, help="candidates screened in parallel, each in its own working copy"),
-    corruptor: CorruptorName = typer.Option(CorruptorName.PROCEDURAL, help="who writes discovery bugs"),
+    jobs: int = typer.Option(
+        1, help="candidates screened in parallel, each in its own working copy"
+    ),
+    corruptor: CorruptorName = typer.Option(
+        CorruptorName.PROCEDURAL, help="who writes discovery bugs"
+    ),
     sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where repository code runs"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
     no_isolation: bool = typer.Option(
-        False, "--no-isolation", help="UNSAFE: run repository code without the local sandbox's box"),
+        False, "--no-isolation", help="UNSAFE: run repository code without the local sandbox's box"
+    ),
     min_failing: int = typer.Option(5, help="previously passing tests that must fail"),
     min_lines: int = typer.Option(5, help="minimum code lines of a target function"),
     min_covering: int = typer.Option(5, help="minimum tests covering a target function"),
     time_limit: float = typer.Option(60.0, help="seconds the baseline suite may take"),
-    full_suite_screening: bool = typer.Option(False, help="screen candidates on the whole suite (slow)"),
-    deletion_style: DeletionStyle = typer.Option(DeletionStyle.RAISE, help="raise (NotImplementedError) or pass"),
+    full_suite_screening: bool = typer.Option(
+        False, help="screen candidates on the whole suite (slow)"
+    ),
+    deletion_style: DeletionStyle = typer.Option(
+        DeletionStyle.RAISE, help="raise (NotImplementedError) or pass"
+    ),
     min_stars: int = typer.Option(0, help="refuse github: repos with fewer stars"),
     api_url: str | None = typer.Option(None, help="GitHub API URL (GitHub Enterprise, tests)"),
-    llm_base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint for --corruptor llm"),
+    llm_base_url: str | None = typer.Option(
+        None, help="OpenAI-compatible endpoint for --corruptor llm"
+    ),
     llm_model: str | None = typer.Option(None, help="model name for --corruptor llm"),
 ) -> None:
     """Build verified, difficulty-tuned tasks from a repository."""
@@ -114,12 +139,32 @@ def build(
     if out is None:
         out = Path("out") / Path(repo.split("@")[0].rstrip("/")).name
     options = BuildOptions(
-        repo=repo, out=out, mode=mode, n=n, slice=slice_, centrality_pct=centrality_pct,
-        complexity_pct=complexity_pct, complexity_metric=complexity_metric, functions=functions,
-        max_distance=max_distance, seed=seed, jobs=jobs, corruptor=corruptor, sandbox=sandbox,
-        base_image=base_image, isolation=not no_isolation, min_failing=min_failing, min_lines=min_lines, min_covering=min_covering,
-        time_limit=time_limit, full_suite_screening=full_suite_screening, deletion_style=deletion_style,
-        min_stars=min_stars, api_url=api_url, llm_base_url=llm_base_url, llm_model=llm_model,
+        repo=repo,
+        out=out,
+        mode=mode,
+        n=n,
+        slice=slice_,
+        centrality_pct=centrality_pct,
+        complexity_pct=complexity_pct,
+        complexity_metric=complexity_metric,
+        functions=functions,
+        max_distance=max_distance,
+        seed=seed,
+        jobs=jobs,
+        corruptor=corruptor,
+        sandbox=sandbox,
+        base_image=base_image,
+        isolation=not no_isolation,
+        min_failing=min_failing,
+        min_lines=min_lines,
+        min_covering=min_covering,
+        time_limit=time_limit,
+        full_suite_screening=full_suite_screening,
+        deletion_style=deletion_style,
+        min_stars=min_stars,
+        api_url=api_url,
+        llm_base_url=llm_base_url,
+        llm_model=llm_model,
     )
     with RichProgress(console) as progress:
         summary = Build(options, progress).run()
@@ -141,12 +186,15 @@ def build(
 @app.command()
 @friendly
 def baseline(
-    repo: str = typer.Argument(..., help="github:owner/name[@rev], a git URL[@rev] or a local path"),
+    repo: str = typer.Argument(
+        ..., help="github:owner/name[@rev], a git URL[@rev] or a local path"
+    ),
     time_limit: float = typer.Option(60.0, help="seconds the suite may take"),
     sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where repository code runs"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
     no_isolation: bool = typer.Option(
-        False, "--no-isolation", help="UNSAFE: run repository code without the local sandbox's box"),
+        False, "--no-isolation", help="UNSAFE: run repository code without the local sandbox's box"
+    ),
 ) -> None:
     """Check that a repository's suite is green, fast and stable; map tests to functions."""
     from corrupt.prepare import prepare
@@ -163,13 +211,21 @@ def baseline(
             yield
 
         try:
-            ready = prepare(repo, box, time_limit=time_limit, stage=shown, env_progress=status.update,
-                            note=lambda text: err_console.print(f"note: {escape(text)}", highlight=False))
+            ready = prepare(
+                repo,
+                box,
+                time_limit=time_limit,
+                stage=shown,
+                env_progress=status.update,
+                note=lambda text: err_console.print(f"note: {escape(text)}", highlight=False),
+            )
         finally:
             box.close()
     pinned, result, covering = ready.checkout, ready.baseline, ready.coverage
     console.print(f"{pinned.name} @ {pinned.commit[:12]}")
-    console.print(f"tests: {len(result.tests)} passing, {len(result.skipped)} skipped, {len(result.flaky)} flaky")
+    console.print(
+        f"tests: {len(result.tests)} passing, {len(result.skipped)} skipped, {len(result.flaky)} flaky"
+    )
     console.print(f"time: {result.seconds:.2f} s per run")
     if result.flaky:
         console.print("flaky: " + ", ".join(result.flaky), highlight=False)
@@ -203,10 +259,14 @@ def export(
         try:
             tasks = store.list_tasks()
             target = out or source / DEFAULT_NAMES[format_]
-            written = export_tasks(tasks, format_, target, files_for=lambda t: store.task_files(t.task_id))
+            written = export_tasks(
+                tasks, format_, target, files_for=lambda t: store.task_files(t.task_id)
+            )
         finally:
             store.close()
-    console.print(f"{written} {format_} records from {len(tasks)} tasks -> {target}", highlight=False)
+    console.print(
+        f"{written} {format_} records from {len(tasks)} tasks -> {target}", highlight=False
+    )
 
 
 @app.command(name="slice")
@@ -218,7 +278,9 @@ def slice_command(
     centrality_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of centrality"),
     complexity_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of complexity"),
     mode: list[BuildMode] | None = typer.Option(None, help="build mode (repeatable; default all)"),
-    kind: list[CorruptionKind] | None = typer.Option(None, help="corruption kind (repeatable; default all)"),
+    kind: list[CorruptionKind] | None = typer.Option(
+        None, help="corruption kind (repeatable; default all)"
+    ),
 ) -> None:
     """Filter existing tasks by difficulty, mode and kind into a new JSONL file."""
     from corrupt.errors import SelectionError
@@ -230,9 +292,13 @@ def slice_command(
     tasks = load_tasks(source)
     chosen = slice_tasks(tasks, spec, modes=mode, kinds=kind)
     if not chosen:
-        raise SelectionError(f"none of the {len(tasks)} tasks in {source} is in slice {spec.describe()}")
+        raise SelectionError(
+            f"none of the {len(tasks)} tasks in {source} is in slice {spec.describe()}"
+        )
     export_tasks(chosen, ExportFormat.JSONL, out)
-    console.print(f"{len(chosen)} of {len(tasks)} tasks in slice {spec.describe()} -> {out}", highlight=False)
+    console.print(
+        f"{len(chosen)} of {len(tasks)} tasks in slice {spec.describe()} -> {out}", highlight=False
+    )
 
 
 @app.command()
@@ -240,9 +306,15 @@ def slice_command(
 def materialize(
     task_id: str = typer.Argument(..., help="task id, or a unique prefix of one"),
     out: Path = typer.Option(..., help="new folder for the corrupted repository"),
-    store: Path | None = typer.Option(None, help="build folder (default: . or the one in out/ holding the task)"),
-    image: bool = typer.Option(False, help="also build a per-task image with the corrupted tree at /testbed"),
-    base_image: str | None = typer.Option(None, help="base image if the repository's image must be built"),
+    store: Path | None = typer.Option(
+        None, help="build folder (default: . or the one in out/ holding the task)"
+    ),
+    image: bool = typer.Option(
+        False, help="also build a per-task image with the corrupted tree at /testbed"
+    ),
+    base_image: str | None = typer.Option(
+        None, help="base image if the repository's image must be built"
+    ),
 ) -> None:
     """Write a task's corrupted repository with a fresh one-commit history, problem and test command."""
     from corrupt.outputs.materialize import (
@@ -255,18 +327,25 @@ def materialize(
     folder = resolve_store(task_id, store)
     if image:
         task, path, tag = materialize_image_from_store(folder, task_id, out, base_image=base_image)
-        console.print(f"image {tag}: the task at /testbed, tests run with `{task.tests.command}`", highlight=False)
+        console.print(
+            f"image {tag}: the task at /testbed, tests run with `{task.tests.command}`",
+            highlight=False,
+        )
     else:
         task, path = materialize_from_store(folder, task_id, out)
     console.print(f"task {task.task_id} ({task.mode}/{task.kind}) -> {path}", highlight=False)
-    console.print(f"read {path / 'PROBLEM.md'}; run the tests with {path / RUNNER_FILE}", highlight=False)
+    console.print(
+        f"read {path / 'PROBLEM.md'}; run the tests with {path / RUNNER_FILE}", highlight=False
+    )
 
 
 @app.command()
 @friendly
 def show(
     task_id: str = typer.Argument(..., help="task id, or a unique prefix of one"),
-    store: Path | None = typer.Option(None, help="build folder (default: . or the one in out/ holding the task)"),
+    store: Path | None = typer.Option(
+        None, help="build folder (default: . or the one in out/ holding the task)"
+    ),
     fix: bool = typer.Option(False, help="show the repair diff instead of the corruption"),
 ) -> None:
     """Show a task's metadata, problem statement and syntax-highlighted diff."""
@@ -286,13 +365,21 @@ def show(
 def search(
     min_stars: int = typer.Option(1000, help="only repositories with at least this many stars"),
     language: str = typer.Option("Python", help="GitHub's primary-language filter"),
-    created_after: str | None = typer.Option(None, help="YYYY-MM-DD: created after this day (contamination-safe)"),
+    created_after: str | None = typer.Option(
+        None, help="YYYY-MM-DD: created after this day (contamination-safe)"
+    ),
     pushed_after: str | None = typer.Option(None, help="YYYY-MM-DD: pushed to after this day"),
     max_size: int | None = typer.Option(None, help="largest repository size in KB"),
     limit: int = typer.Option(30, help="how many repositories to list, most-starred first"),
-    api_url: str | None = typer.Option(None, help="GitHub API URL (default $CORRUPT_GITHUB_API_URL or api.github.com)"),
-    max_wait: float = typer.Option(60.0, help="seconds to wait for a rate-limit reset before giving up"),
-    json_lines: bool = typer.Option(False, "--json", help="one JSON object per line instead of a table"),
+    api_url: str | None = typer.Option(
+        None, help="GitHub API URL (default $CORRUPT_GITHUB_API_URL or api.github.com)"
+    ),
+    max_wait: float = typer.Option(
+        60.0, help="seconds to wait for a rate-limit reset before giving up"
+    ),
+    json_lines: bool = typer.Option(
+        False, "--json", help="one JSON object per line instead of a table"
+    ),
 ) -> None:
     """Find candidate repositories on GitHub (token from $GITHUB_TOKEN, optional)."""
     import dataclasses
@@ -303,8 +390,14 @@ def search(
     from corrupt.repos.github import search_repositories
 
     found = search_repositories(
-        min_stars=min_stars, language=language, created_after=created_after, pushed_after=pushed_after,
-        max_size_kb=max_size, limit=limit, api_url=api_url, max_wait=max_wait,
+        min_stars=min_stars,
+        language=language,
+        created_after=created_after,
+        pushed_after=pushed_after,
+        max_size_kb=max_size,
+        limit=limit,
+        api_url=api_url,
+        max_wait=max_wait,
     )
     if json_lines:
         for meta in found:
@@ -315,8 +408,13 @@ def search(
         return
     table = Table("repository", "stars", "created", "pushed", "license")
     for meta in found:
-        table.add_row(meta.full_name, str(meta.stars), (meta.created_at or "")[:10],
-                      (meta.pushed_at or "")[:10], meta.license or "")
+        table.add_row(
+            meta.full_name,
+            str(meta.stars),
+            (meta.created_at or "")[:10],
+            (meta.pushed_at or "")[:10],
+            meta.license or "",
+        )
     console.print(table)
 
 
@@ -324,11 +422,17 @@ def search(
 @friendly
 def graph(
     path: Path = typer.Argument(..., help="repository or package folder to analyse"),
-    json_out: Path | None = typer.Option(None, "--json", help="write the adjacency map {caller: [callees]}"),
-    csv_out: Path | None = typer.Option(None, "--csv", help="write one row per function with every metric"),
+    json_out: Path | None = typer.Option(
+        None, "--json", help="write the adjacency map {caller: [callees]}"
+    ),
+    csv_out: Path | None = typer.Option(
+        None, "--csv", help="write one row per function with every metric"
+    ),
     top: int = typer.Option(20, "--top", min=1, help="functions shown in the table"),
     sort: str = typer.Option("harmonic", "--sort", help="metric to rank by (any --csv column)"),
-    exclude: list[str] | None = typer.Option(None, "--exclude", help="extra glob to leave out (repeatable; 'dir/' for folders)"),
+    exclude: list[str] | None = typer.Option(
+        None, "--exclude", help="extra glob to leave out (repeatable; 'dir/' for folders)"
+    ),
     no_default_excludes: bool = typer.Option(False, help="analyse tests, docs, examples... too"),
     no_cache: bool = typer.Option(False, help="ignore and do not write the parse cache"),
 ) -> None:
@@ -345,7 +449,9 @@ def graph(
     rules = (() if no_default_excludes else DEFAULT_EXCLUDES) + tuple(exclude or ())
     code_graph = build_code_graph(path, exclude=rules, use_cache=not no_cache)
     for skipped in code_graph.skipped:
-        err_console.print(f"skipped {escape(skipped.file)}: {escape(skipped.reason)}", highlight=False)
+        err_console.print(
+            f"skipped {escape(skipped.file)}: {escape(skipped.reason)}", highlight=False
+        )
     console.print(metrics_table(code_graph, sort, top))
     if json_out is not None:
         write_json(code_graph, json_out)

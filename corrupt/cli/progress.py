@@ -65,19 +65,26 @@ class RichProgress(build.Progress):
 
     def mode(self, mode: str, candidates: int, wanted: int) -> None:
         if self.stage_task is not None:
-            self.bar.update(self.stage_task, description="stage: corrupt + verify", total=1, completed=1)
+            self.bar.update(
+                self.stage_task, description="stage: corrupt + verify", total=1, completed=1
+            )
         self.counts[mode] = [0, 0]
-        self.mode_tasks[mode] = self.bar.add_task(mode, total=wanted, detail=f"0 tried of {candidates} candidates")
+        self.mode_tasks[mode] = self.bar.add_task(
+            mode, total=wanted, detail=f"0 tried of {candidates} candidates"
+        )
         self._line(f"{mode}: {wanted} wanted from {candidates} candidates")
 
     def candidate(self, mode: str, row: CandidateRow, accepted: bool, test_runs: int) -> None:
         tried, verified = self.counts[mode]
         self.counts[mode] = [tried + 1, verified + int(accepted)]
         self.bar.update(
-            self.mode_tasks[mode], advance=int(accepted),
+            self.mode_tasks[mode],
+            advance=int(accepted),
             detail=f"{tried + 1} tried, {verified + int(accepted)} verified, {test_runs} test runs",
         )
-        duplicate = row.status == CandidateStatus.VERIFIED  # verified, but another candidate wrote the task
+        duplicate = (
+            row.status == CandidateStatus.VERIFIED
+        )  # verified, but another candidate wrote the task
         outcome = "verified" if accepted else "duplicate" if duplicate else str(row.status)
         why = f" ({row.reason})" if row.reason and not accepted else ""
         self._line(
@@ -104,7 +111,10 @@ def summary_table(summary: build.BuildSummary) -> Table:
     for mode, m in summary.modes.items():
         top = max(m.reasons.items(), key=lambda kv: kv[1], default=("", 0))
         table.add_row(
-            mode, str(m.tasks), str(m.requested), str(m.tried),
+            mode,
+            str(m.tasks),
+            str(m.requested),
+            str(m.tried),
             f"{m.tasks / m.tried:.0%}" if m.tried else "-",
             f"{top[0]} ({top[1]})" if top[1] else "",
         )

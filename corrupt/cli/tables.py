@@ -9,11 +9,15 @@ from corrupt.graph.report import top_functions
 
 # The table shows a readable subset; --csv carries every metric.
 _TABLE_COLUMNS = {
-    "harmonic": "reach", "pagerank": "pagerank", "betweenness": "between",
-    "in_degree": "in", "out_degree": "out", "cyclomatic": "cc",
-    "halstead_volume": "volume", "code_lines": "lines",
+    "harmonic": "reach",
+    "pagerank": "pagerank",
+    "betweenness": "between",
+    "in_degree": "in",
+    "out_degree": "out",
+    "cyclomatic": "cc",
+    "halstead_volume": "volume",
+    "code_lines": "lines",
 }
-
 
 
 def _cell(value: float | int) -> str:
@@ -31,7 +35,9 @@ def metrics_table(graph: CodeGraph, sort: str, top: int) -> Table:
     columns.setdefault(sort, sort.replace("_", " "))
     table.add_column("function", overflow="fold", min_width=24, ratio=1)
     for name, label in columns.items():
-        table.add_column(label, justify="right", style="bold" if name == sort else None, no_wrap=True)
+        table.add_column(
+            label, justify="right", style="bold" if name == sort else None, no_wrap=True
+        )
     for symbol, metrics in top_functions(graph, sort, top):
         table.add_row(symbol.qualname, *(_cell(getattr(metrics, name)) for name in columns))
     return table

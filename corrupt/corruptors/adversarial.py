@@ -98,7 +98,11 @@ def adversarial_search(
     """The subtlest qualifying mutant of the request's target, or the rejection saying why none."""
     target = request.target
     source, file, qualname, def_line = target.source, target.file, target.qualname, target.def_line
-    baseline_passing, min_failing, seed = set(request.baseline_passing), request.min_failing, request.seed
+    baseline_passing, min_failing, seed = (
+        set(request.baseline_passing),
+        request.min_failing,
+        request.seed,
+    )
     distance_to = target.distance_to
     tests = request.covered(target)
     outcome = CorruptionOutcome(target=qualname)
@@ -214,7 +218,10 @@ def _rank(survivors: list[_Survivor], distance_to: DistanceTo | None) -> None:
 
 def _no_survivor_reason(outcome: CorruptionOutcome, min_failing: int) -> tuple[RejectionKind, str]:
     if outcome.screened == 0:
-        return RejectionKind.NO_VALID_MUTANT, "no valid mutant: every candidate was a no-op or left a tell"
+        return (
+            RejectionKind.NO_VALID_MUTANT,
+            "no valid mutant: every candidate was a no-op or left a tell",
+        )
     most = max((t.get("failing", 0) for t in outcome.tried), default=0)
     return RejectionKind.NO_SURVIVOR, (
         f"no surviving mutant: {outcome.screened} screened, the best failed {most} "

@@ -87,9 +87,7 @@ def _is_string_expr(node: cst.CSTNode) -> bool:
     )
 
 
-def hollow_body(
-    body: cst.BaseSuite, style: DeletionStyle = DeletionStyle.RAISE
-) -> cst.BaseSuite:
+def hollow_body(body: cst.BaseSuite, style: DeletionStyle = DeletionStyle.RAISE) -> cst.BaseSuite:
     """``body`` reduced to its docstring plus ``raise NotImplementedError`` (or ``pass``)."""
     replacement = _REPLACEMENTS[style]
     docstring = _docstring_statement(body)

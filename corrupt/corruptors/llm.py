@@ -173,7 +173,12 @@ class LLMCorruptor:
     def corrupt(self, request: CorruptionRequest, screener: Screener) -> CorruptionOutcome:
         """The best valid attempt within the attempt budget, or the rejection saying why none."""
         target = request.target
-        source, file, qualname, def_line = target.source, target.file, target.qualname, target.def_line
+        source, file, qualname, def_line = (
+            target.source,
+            target.file,
+            target.qualname,
+            target.def_line,
+        )
         min_failing, distance_to = request.min_failing, target.distance_to
         outcome = CorruptionOutcome(target=qualname)
         tests = request.covered(target)
@@ -187,7 +192,9 @@ class LLMCorruptor:
         except SyntaxError as exc:
             return reject(RejectionKind.NOT_FOUND, f"{file} does not parse: {exc.msg}")
         if node is None:
-            return reject(RejectionKind.NOT_FOUND, f"target {qualname} not found at {file}:{def_line}")
+            return reject(
+                RejectionKind.NOT_FOUND, f"target {qualname} not found at {file}:{def_line}"
+            )
         if not tests:
             return reject(RejectionKind.NO_COVERING_TESTS, "no covering tests")
 

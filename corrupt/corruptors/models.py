@@ -42,10 +42,14 @@ class DeletionStyle(StrEnum):
 class RejectionKind(StrEnum):
     """Why a candidate gave no task; the build's summary counts candidates by these."""
 
-    NOT_FOUND = "target not found"  # the file does not parse, or the def is not where the graph said
+    NOT_FOUND = (
+        "target not found"  # the file does not parse, or the def is not where the graph said
+    )
     NO_COVERING_TESTS = "no covering tests"
     NO_MUTANTS = "no mutants"  # no operator applies
-    NO_VALID_MUTANT = "no valid mutant"  # every candidate was a no-op, left a tell or did not compile
+    NO_VALID_MUTANT = (
+        "no valid mutant"  # every candidate was a no-op, left a tell or did not compile
+    )
     NO_SURVIVOR = "too few failing tests"  # the valid candidates did not fail enough tests reliably
     LLM_UNAVAILABLE = "LLM unavailable"  # the endpoint failed; the candidate was not judged
     MEMBER = "member without corruption"  # a multi-function task's member has none
@@ -110,7 +114,9 @@ class Mutant:
     target: str  # qualname
     file: str  # relative path
     operator: str  # catalogue name, e.g. "flip_comparison"
-    odc_category: str  # Assignment | Checking | Algorithm | Build/Package/Merge | Timing/Serialization
+    odc_category: (
+        str  # Assignment | Checking | Algorithm | Build/Package/Merge | Timing/Serialization
+    )
     odc_subcategory: str  # off-by-one, negation error, missing check, ...
     hef_category: str  # value misuse | missing logic | excess logic | operator misuse | variable misuse | function misuse
     original: str  # whole file text before
@@ -168,7 +174,9 @@ class CorruptionOutcome:
     rejection: Rejection | None = None
     candidates: int = 0
     screened: int = 0
-    tried: list[dict] = field(default_factory=list)  # per candidate: operator, lines, outcome, failing
+    tried: list[dict] = field(
+        default_factory=list
+    )  # per candidate: operator, lines, outcome, failing
 
 
 class Screener(Protocol):

@@ -134,13 +134,17 @@ def _independence(members, files, screener, baseline_passing, min_failing, min_s
         if not failing:
             failing = _failing(screener, _texts(member.files), tests, baseline_passing, 1)
         if not failing:
-            detail = f"member {i} ({', '.join(member.targets)}) fails no previously passing test alone"
+            detail = (
+                f"member {i} ({', '.join(member.targets)}) fails no previously passing test alone"
+            )
             return Rejection(RejectionKind.NOT_COMPOSABLE, detail)
         alone[i] = failing
 
     composite = _failing(screener, files, tests, baseline_passing, None)
     if len(composite) < min_failing:
-        detail = f"the composite fails {len(composite)} previously passing test(s), {min_failing} needed"
+        detail = (
+            f"the composite fails {len(composite)} previously passing test(s), {min_failing} needed"
+        )
         return Rejection(RejectionKind.NO_SURVIVOR, detail)
 
     leave_one_out: dict[int, list[str]] = {}

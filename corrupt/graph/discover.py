@@ -80,7 +80,9 @@ def module_name(rel_to_import_root: tuple[str, ...]) -> tuple[str, bool]:
     return ".".join([*dirs, stem]), False
 
 
-def discover(root: Path, exclude: tuple[str, ...] = DEFAULT_EXCLUDES) -> tuple[str, list[SourceFile]]:
+def discover(
+    root: Path, exclude: tuple[str, ...] = DEFAULT_EXCLUDES
+) -> tuple[str, list[SourceFile]]:
     """Return the import root and every included ``*.py`` file under it, sorted by path."""
     import_root = find_import_root(root)
     base = root / import_root if import_root else root

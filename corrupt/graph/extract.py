@@ -45,8 +45,21 @@ _BINDING_DECORATORS = {
 _TRANSPARENT_DECORATORS = {"overload", "abstractmethod", "override", "final", "wraps"}
 _MAPPING_TYPES = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict"}
 _CONTAINER_TYPES = _MAPPING_TYPES | {
-    "list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Collection",
-    "set", "Set", "frozenset", "FrozenSet", "AbstractSet", "tuple", "Tuple", "deque",
+    "list",
+    "List",
+    "Sequence",
+    "MutableSequence",
+    "Iterable",
+    "Iterator",
+    "Collection",
+    "set",
+    "Set",
+    "frozenset",
+    "FrozenSet",
+    "AbstractSet",
+    "tuple",
+    "Tuple",
+    "deque",
 }
 _UNION_WRAPPERS = {"Optional", "Union", "Annotated", "ClassVar", "Final", "Type", "type"}
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -84,7 +97,9 @@ class ModuleFacts:
 class _Scope:
     """A lexical scope: where its names live (``prefix``) and who owns its calls."""
 
-    def __init__(self, kind, prefix, owner, names=frozenset(), parent=None, cls=None, self_key=None):
+    def __init__(
+        self, kind, prefix, owner, names=frozenset(), parent=None, cls=None, self_key=None
+    ):
         self.kind = kind  # module | class | function | lambda | comprehension
         self.prefix = prefix
         self.owner = owner
@@ -114,7 +129,9 @@ def _target_names(target: ast.expr, into: set[str]) -> None:
         _target_names(target.value, into)
 
 
-def _declared(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, has_walrus: bool) -> set[str]:
+def _declared(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, has_walrus: bool
+) -> set[str]:
     """Names a function or class body binds locally (minus global/nonlocal ones).
 
     Only statements are walked, which is several times faster than visiting
@@ -222,7 +239,7 @@ class _Extractor:
 
     def has_walrus(self, node) -> bool:
         start, end = node.lineno, node.end_lineno or node.lineno
-        return any(":=" in line for line in self.lines[start - 1:end])
+        return any(":=" in line for line in self.lines[start - 1 : end])
 
     def resolve_from(self, node: ast.ImportFrom) -> str:
         if not node.level:
@@ -257,7 +274,12 @@ class _Extractor:
         if method is not None:
             method(self, node, scope)
             return
-        if type(node) is ast.If and node.orelse and len(node.orelse) == 1 and type(node.orelse[0]) is ast.If:
+        if (
+            type(node) is ast.If
+            and node.orelse
+            and len(node.orelse) == 1
+            and type(node.orelse[0]) is ast.If
+        ):
             # ``elif`` nests no deeper than its ``if``
             self.expr(node.test, scope)
             self.body(node.body, scope)
@@ -291,7 +313,9 @@ class _Extractor:
         # @overload stubs never take the plain name: the implementation does.
         qualname = self.unique(f"{plain}#overload" if "overload" in names else plain)
         in_class = scope.kind == "class"
-        kind: SymbolKind = "method" if in_class else ("nested" if scope.kind == "function" else "function")
+        kind: SymbolKind = (
+            "method" if in_class else ("nested" if scope.kind == "function" else "function")
+        )
         binding = next((_BINDING_DECORATORS[n] for n in names if n in _BINDING_DECORATORS), "plain")
         is_accessor = any(
             isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter", "getter")
@@ -331,12 +355,19 @@ class _Extractor:
         if in_class and positional and info.binding != "static":
             self_key = f"{qualname}.{positional[0].arg}"
         inner = _Scope(
-            "function", qualname, qualname, frozenset(bound | params), scope,
-            cls=scope.prefix if in_class else scope.cls, self_key=self_key or scope.self_key,
+            "function",
+            qualname,
+            qualname,
+            frozenset(bound | params),
+            scope,
+            cls=scope.prefix if in_class else scope.cls,
+            self_key=self_key or scope.self_key,
         )
         # Defaults and decorators run in the enclosing scope, at definition time.
         defaults = [*node.args.defaults]
-        for arg, default in zip(positional[len(positional) - len(defaults):], defaults, strict=True):
+        for arg, default in zip(
+            positional[len(positional) - len(defaults) :], defaults, strict=True
+        ):
             self.flow(f"{qualname}.{arg.arg}", self.expr(default, scope))
         for arg, default in zip(kwonly, node.args.kw_defaults, strict=True):
             if default is not None:
@@ -389,7 +420,10 @@ class _Extractor:
                 start_line=node.lineno,
                 end_line=node.end_lineno or node.lineno,
                 parent=scope.owner,
-                decorators=(node.decorator_list[0].lineno, node.decorator_list[-1].end_lineno or node.decorator_list[-1].lineno)
+                decorators=(
+                    node.decorator_list[0].lineno,
+                    node.decorator_list[-1].end_lineno or node.decorator_list[-1].lineno,
+                )
                 if node.decorator_list
                 else None,
                 docstring=docstring,
@@ -401,7 +435,9 @@ class _Extractor:
         for keyword in node.keywords:
             self.expr(keyword.value, scope)
         bound = _declared(node, self.has_walrus(node))
-        inner = _Scope("class", qualname, qualname, frozenset(bound), scope, scope.cls, scope.self_key)
+        inner = _Scope(
+            "class", qualname, qualname, frozenset(bound), scope, scope.cls, scope.self_key
+        )
         self.body(node.body, inner)
         value = self.decorate(node, ("val", ("C", qualname)), scope)
         self.emit("assign", f"{scope.prefix}.{node.name}", value)
@@ -575,9 +611,7 @@ class _Extractor:
                 self.expr(arg, scope)
             return ("super", scope.cls, scope.self_key)
         callee = self.expr(func, scope)
-        args = tuple(
-            None if isinstance(a, ast.Starred) else self.expr(a, scope) for a in node.args
-        )
+        args = tuple(None if isinstance(a, ast.Starred) else self.expr(a, scope) for a in node.args)
         for a in node.args:
             if isinstance(a, ast.Starred):
                 self.expr(a.value, scope)
@@ -592,12 +626,14 @@ class _Extractor:
         key = self.new_site("lambda")
         positional, kwonly = _params(node.args)
         for arg, default in zip(
-            positional[len(positional) - len(node.args.defaults):], node.args.defaults, strict=True
+            positional[len(positional) - len(node.args.defaults) :], node.args.defaults, strict=True
         ):
             self.flow(f"{key}.{arg.arg}", self.expr(default, scope))
         names = {a.arg for a in (*positional, *kwonly)}
         names |= {a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None}
-        inner = _Scope("lambda", key, scope.owner, frozenset(names), scope, scope.cls, scope.self_key)
+        inner = _Scope(
+            "lambda", key, scope.owner, frozenset(names), scope, scope.cls, scope.self_key
+        )
         self.flow(f"{key}.{RETURN}", self.expr(node.body, inner))
         self.facts.functions[key] = FunctionInfo(
             params=tuple(a.arg for a in positional),
@@ -611,7 +647,9 @@ class _Extractor:
         names: set[str] = set()
         for generator in node.generators:
             names |= {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
-        inner = _Scope("comprehension", key, scope.owner, frozenset(names), scope, scope.cls, scope.self_key)
+        inner = _Scope(
+            "comprehension", key, scope.owner, frozenset(names), scope, scope.cls, scope.self_key
+        )
         for position, generator in enumerate(node.generators):
             iterable = self.expr(generator.iter, scope if position == 0 else inner)
             self.bind(generator.target, iterable and ("iter", iterable), inner)
@@ -701,7 +739,14 @@ class _Extractor:
 
 
 _BLOCKS = (
-    ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match,
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.Match,
     *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
 )
 _STMT_HANDLERS = {
@@ -716,7 +761,9 @@ _EXPR_HANDLERS = {
 }
 
 
-def extract(tree: ast.Module, module: str, file: str, is_package: bool, lines: list[str]) -> ModuleFacts:
+def extract(
+    tree: ast.Module, module: str, file: str, is_package: bool, lines: list[str]
+) -> ModuleFacts:
     """Symbols, local metrics and resolution constraints of one parsed module."""
     extractor = _Extractor(module, file, is_package, lines)
     extractor.facts.symbols.append(

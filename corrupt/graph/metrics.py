@@ -36,9 +36,7 @@ def function_graph(symbols: dict[str, Symbol], edges: list[tuple[str, str]]) -> 
     """The caller -> callee graph restricted to functions (see the module docstring)."""
     graph = nx.DiGraph()
     graph.add_nodes_from(sorted(q for q, s in symbols.items() if s.is_function))
-    graph.add_edges_from(
-        (a, b) for a, b in edges if a in graph and b in graph and a != b
-    )
+    graph.add_edges_from((a, b) for a, b in edges if a in graph and b in graph and a != b)
     return graph
 
 
@@ -56,10 +54,8 @@ def reach(graph: nx.DiGraph) -> tuple[dict[str, float], dict[str, float]]:
     matrix = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
     sources = [i for i, node in enumerate(nodes) if graph.out_degree(node)]
     for start in range(0, len(sources), _ROW_BLOCK):
-        block = sources[start:start + _ROW_BLOCK]
-        distances = shortest_path(
-            matrix, method="D", directed=True, unweighted=True, indices=block
-        )
+        block = sources[start : start + _ROW_BLOCK]
+        distances = shortest_path(matrix, method="D", directed=True, unweighted=True, indices=block)
         reachable = np.isfinite(distances) & (distances > 0)
         safe = np.where(reachable, distances, 1.0)
         inverse = np.where(reachable, 1.0 / safe, 0.0).sum(axis=1)

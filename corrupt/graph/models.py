@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -98,37 +98,3 @@ class CodeGraph:
         """Function, method and nested-function symbols in file and line order."""
         found = [s for s in self.symbols.values() if s.is_function]
         return sorted(found, key=lambda s: (s.file, s.start_line, s.qualname))
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict; :meth:`from_dict` reverses it exactly."""
-        return {
-            "import_root": self.import_root,
-            "symbols": [asdict(s) for s in self.symbols.values()],
-            "edges": [list(e) for e in self.edges],
-            "metrics": {name: m.as_dict() for name, m in self.metrics.items()},
-            "skipped": [asdict(s) for s in self.skipped],
-            "lines_of_code": self.lines_of_code,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CodeGraph:
-        spans = ("decorators", "docstring", "signature")
-        symbols = {}
-        for raw in data["symbols"]:
-            raw = dict(raw)
-            for key in spans:
-                if raw.get(key) is not None:
-                    raw[key] = tuple(raw[key])
-            symbols[raw["qualname"]] = Symbol(**raw)
-        known = {f.name for f in fields(FunctionMetrics)}
-        return cls(
-            import_root=data["import_root"],
-            symbols=symbols,
-            edges=[(a, b) for a, b in data["edges"]],
-            metrics={
-                name: FunctionMetrics(**{k: v for k, v in m.items() if k in known})
-                for name, m in data["metrics"].items()
-            },
-            skipped=[SkippedFile(**s) for s in data.get("skipped", [])],
-            lines_of_code=data.get("lines_of_code", 0),
-        )

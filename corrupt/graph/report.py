@@ -14,9 +14,13 @@ from pathlib import Path
 from corrupt.graph.models import CodeGraph, FunctionMetrics, Symbol
 
 METRICS: tuple[str, ...] = tuple(f.name for f in fields(FunctionMetrics))
+
+
 def top_functions(graph: CodeGraph, sort: str, top: int) -> list[tuple[Symbol, FunctionMetrics]]:
     """The ``top`` functions by ``sort`` (descending; ties by name)."""
-    rows = [(s, graph.metrics[s.qualname]) for s in graph.functions() if s.qualname in graph.metrics]
+    rows = [
+        (s, graph.metrics[s.qualname]) for s in graph.functions() if s.qualname in graph.metrics
+    ]
     rows.sort(key=lambda row: (-getattr(row[1], sort), row[0].qualname))
     return rows[:top]
 
@@ -34,6 +38,12 @@ def write_csv(graph: CodeGraph, path: Path) -> None:
         for symbol in graph.functions():
             metrics = graph.metrics.get(symbol.qualname, FunctionMetrics())
             writer.writerow(
-                [symbol.qualname, symbol.kind, symbol.file, symbol.start_line, symbol.end_line,
-                 *(getattr(metrics, name) for name in METRICS)]
+                [
+                    symbol.qualname,
+                    symbol.kind,
+                    symbol.file,
+                    symbol.start_line,
+                    symbol.end_line,
+                    *(getattr(metrics, name) for name in METRICS),
+                ]
             )

@@ -33,9 +33,21 @@ _EMPTY: frozenset = frozenset()
 # calls through: it is emptied and frozen. Edges found through it would be mostly
 # guesses (precision first), and capping keeps the fixed point fast on large repos.
 MAX_VALUES = 8
-_READERS = {"get": "elems", "pop": "elems", "setdefault": "elems", "__getitem__": "elems",
-            "values": "self", "copy": "self"}
-_WRITERS: dict[str, int | str] = {"append": 0, "add": 0, "insert": 1, "extend": "iter", "update": "sub"}
+_READERS = {
+    "get": "elems",
+    "pop": "elems",
+    "setdefault": "elems",
+    "__getitem__": "elems",
+    "values": "self",
+    "copy": "self",
+}
+_WRITERS: dict[str, int | str] = {
+    "append": 0,
+    "add": 0,
+    "insert": 1,
+    "extend": "iter",
+    "update": "sub",
+}
 # Calls that move elements, after which constant indexes no longer say which one.
 _REORDERERS = {"insert", "pop", "remove", "reverse", "sort", "clear"}
 OPAQUE = "<reordered>"
@@ -44,7 +56,9 @@ OPAQUE = "<reordered>"
 class Resolver:
     def __init__(self, facts: list[ModuleFacts]):
         self.symbols: dict[str, Symbol] = {s.qualname: s for f in facts for s in f.symbols}
-        self.functions: dict[str, FunctionInfo] = {k: v for f in facts for k, v in f.functions.items()}
+        self.functions: dict[str, FunctionInfo] = {
+            k: v for f in facts for k, v in f.functions.items()
+        }
         self.modules: set[str] = set()
         for f in facts:
             parts = f.module.split(".")
@@ -273,7 +287,7 @@ class Resolver:
         if kind == "S":
             owner, self_value = value[1], value[2]
             order = self.mro(self_value[1])
-            order = order[order.index(owner) + 1:] if owner in order else self.mro(owner)[1:]
+            order = order[order.index(owner) + 1 :] if owner in order else self.mro(owner)[1:]
             return self.lookup(order, name, self_value)
         if kind == "L" and (name in _READERS or name in _WRITERS or name in _REORDERERS):
             return {("LM", value[1], name)}
@@ -418,7 +432,7 @@ class Resolver:
             receiver = value if value[0] == "I" else value[2]
             order = self.mro(receiver[1])
             if value[0] == "S":
-                order = order[order.index(value[1]) + 1:] if value[1] in order else order
+                order = order[order.index(value[1]) + 1 :] if value[1] in order else order
             for cls in order:
                 found = self.read(f"{cls}.{name}")
                 if not found:

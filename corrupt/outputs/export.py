@@ -299,4 +299,3 @@ def export_tasks(
         return len(records)
     _atomic_write(out, _write_parquet(tasks))
     return len(tasks)
-

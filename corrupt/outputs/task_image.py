@@ -99,8 +99,11 @@ def build_task_image(sandbox: DockerSandbox, task: Task, checkout: Checkout, tre
     tag = task_image_tag(task.task_id)
     sandbox.cache_dir.mkdir(parents=True, exist_ok=True)
     sandbox.build_image(
-        tag, context, log=sandbox.cache_dir / f"{tag.replace('/', '_').replace(':', '_')}.log",
-        what=f"task {task.task_id}", header=f"task image {tag} from {base}\n{recipe}\n",
+        tag,
+        context,
+        log=sandbox.cache_dir / f"{tag.replace('/', '_').replace(':', '_')}.log",
+        what=f"task {task.task_id}",
+        header=f"task image {tag} from {base}\n{recipe}\n",
         labels={LABEL_TASK: task.task_id, "corrupt.repo": task.repo.name},
     )
     return tag

@@ -51,14 +51,18 @@ def compute_baseline(
         first = _suite_run(sandbox, env, ws.path, time_limit, "first")
         second = _suite_run(sandbox, env, ws.path, time_limit, "second")
         flaky = sorted(
-            n for n in first.results.keys() | second.results.keys() if _outcome(first, n) != _outcome(second, n)
+            n
+            for n in first.results.keys() | second.results.keys()
+            if _outcome(first, n) != _outcome(second, n)
         )
         _require_green(first, second, flaky)
         tests = sorted(first.passing() & second.passing() - set(flaky))
         if not tests:
             raise NoTestsError(f"{checkout.name}: no test passed in both baseline runs")
         started = time.monotonic()
-        covered = run_tests(sandbox, env, ws.path, timeout=time_limit * COVERAGE_SLOWDOWN, coverage=True)
+        covered = run_tests(
+            sandbox, env, ws.path, timeout=time_limit * COVERAGE_SLOWDOWN, coverage=True
+        )
         coverage_seconds = time.monotonic() - started
         if covered.timed_out:
             raise SuiteTooSlowError(
@@ -70,29 +74,46 @@ def compute_baseline(
             commit=checkout.commit,
             tests=tests,
             flaky=flaky,
-            skipped=sorted(n for n, r in first.results.items() if r.outcome in ("skipped", "xfailed") and n not in flaky),
+            skipped=sorted(
+                n
+                for n, r in first.results.items()
+                if r.outcome in ("skipped", "xfailed") and n not in flaky
+            ),
             seconds=round(max(first.duration, second.duration), 3),
             durations={n: first.results[n].duration for n in tests},
             line_coverage=_restrict(covered.line_coverage, set(tests)),
             command=test_command(ws.path)[0],
-            timings={"runs": round(first.duration + second.duration, 3), "coverage": round(coverage_seconds, 3)},
+            timings={
+                "runs": round(first.duration + second.duration, 3),
+                "coverage": round(coverage_seconds, 3),
+            },
         )
     _store(cache, baseline)
     return baseline
 
 
-def _suite_run(sandbox: Sandbox, env: Environment, tree: Path, time_limit: float, which: str) -> TestReport:
+def _suite_run(
+    sandbox: Sandbox, env: Environment, tree: Path, time_limit: float, which: str
+) -> TestReport:
     report = run_tests(sandbox, env, tree, timeout=time_limit)
     if report.timed_out:
-        raise SuiteTooSlowError(f"the test suite did not finish within {time_limit:g} s ({which} baseline run)")
+        raise SuiteTooSlowError(
+            f"the test suite did not finish within {time_limit:g} s ({which} baseline run)"
+        )
     if report.collect_errors:
         module, error = next(iter(report.collect_errors.items()))
         last = error.strip().splitlines()[-1:] or ["import failed"]
         raise RedBaselineError(f"baseline is red: cannot collect {module}: {last[0]}")
     if not report.results:
-        if report.exit_code == PYTEST_NO_TESTS or report.collected == 0 and report.exit_code in (0, None):
+        if (
+            report.exit_code == PYTEST_NO_TESTS
+            or report.collected == 0
+            and report.exit_code in (0, None)
+        ):
             raise NoTestsError("pytest collected no tests")
-        raise RedBaselineError(f"pytest did not run (exit {report.exit_code}): {_last_line(report)}")
+        raise RedBaselineError(
+            f"pytest did not run (exit {report.exit_code}): {_last_line(report)}"
+        )
     return report
 
 
@@ -105,13 +126,17 @@ def _require_green(first: TestReport, second: TestReport, flaky: list[str]) -> N
     red = sorted((first.failing() & second.failing()) - set(flaky))
     if red:
         result = first.results[red[0]]
-        detail = f"{result.exc_type}: {result.message}" if result.exc_type else (result.message or "")
+        detail = (
+            f"{result.exc_type}: {result.message}" if result.exc_type else (result.message or "")
+        )
         detail = detail.strip().splitlines()[0][:200] if detail.strip() else "failed"
         more = f" (and {len(red) - 1} more)" if len(red) > 1 else ""
         raise RedBaselineError(f"baseline is red: {red[0]} fails: {detail}{more}")
 
 
-def _restrict(lines: dict[str, dict[int, list[str]]], keep: set[str]) -> dict[str, dict[int, list[str]]]:
+def _restrict(
+    lines: dict[str, dict[int, list[str]]], keep: set[str]
+) -> dict[str, dict[int, list[str]]]:
     """Drop flaky and failing tests from the coverage so later stages never rely on them."""
     out: dict[str, dict[int, list[str]]] = {}
     for file, by_line in lines.items():
@@ -128,7 +153,9 @@ def _last_line(report: TestReport) -> str:
 
 
 def _cache_path(checkout: Checkout, sandbox: Sandbox, cache_dir: Path | None) -> Path:
-    digest = hashlib.sha256(f"{checkout.url}\0{checkout.commit}\0{sandbox.name}".encode()).hexdigest()[:24]
+    digest = hashlib.sha256(
+        f"{checkout.url}\0{checkout.commit}\0{sandbox.name}".encode()
+    ).hexdigest()[:24]
     return Path(cache_dir or cache_root()) / "baselines" / f"{digest}.json"
 
 
@@ -141,7 +168,8 @@ def _load(path: Path, checkout: Checkout) -> Baseline | None:
         return None
     data = raw["baseline"]
     data["line_coverage"] = {
-        file: {int(line): ids for line, ids in by_line.items()} for file, by_line in data["line_coverage"].items()
+        file: {int(line): ids for line, ids in by_line.items()}
+        for file, by_line in data["line_coverage"].items()
     }
     return Baseline(**data)
 
@@ -149,5 +177,8 @@ def _load(path: Path, checkout: Checkout) -> Baseline | None:
 def _store(path: Path, baseline: Baseline) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"version": CACHE_VERSION, "baseline": dataclasses.asdict(baseline)}), encoding="utf-8")
+    tmp.write_text(
+        json.dumps({"version": CACHE_VERSION, "baseline": dataclasses.asdict(baseline)}),
+        encoding="utf-8",
+    )
     os.replace(tmp, path)

@@ -34,8 +34,21 @@ from corrupt.errors import SandboxError
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = (
-    "passwd", "group", "hosts", "nsswitch.conf", "localtime", "timezone", "ld.so.cache", "ld.so.conf",
-    "ld.so.conf.d", "alternatives", "mime.types", "protocols", "services", "host.conf", "gai.conf",
+    "passwd",
+    "group",
+    "hosts",
+    "nsswitch.conf",
+    "localtime",
+    "timezone",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "mime.types",
+    "protocols",
+    "services",
+    "host.conf",
+    "gai.conf",
     "os-release",
 )
 # What a box with network needs to check certificates (and, on the host's
@@ -61,11 +74,23 @@ class Box:
     resolv_conf: Path | None = None
 
 
-def box_argv(bwrap: str, box: Box, argv: list[str], cwd: Path, *, info_fd: int | None = None) -> list[str]:
+def box_argv(
+    bwrap: str, box: Box, argv: list[str], cwd: Path, *, info_fd: int | None = None
+) -> list[str]:
     """The bwrap command line that runs ``argv`` in ``box`` with ``cwd`` as working directory
     (and writes the box's pid, as JSON, to ``info_fd``)."""
-    args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
-            "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+    args = [
+        bwrap,
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--cap-drop",
+        "ALL",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "sandbox",
+    ]
     if box.network == "host":
         args.append("--share-net")
     for path in SYSTEM:
@@ -74,15 +99,37 @@ def box_argv(bwrap: str, box: Box, argv: list[str], cwd: Path, *, info_fd: int |
             args += ["--symlink", str(target.readlink()), path]
         elif target.is_dir():
             args += ["--ro-bind", path, path]
-    for name in ETC + (ETC_NETWORK if box.network != "none" else ()) + (("resolv.conf",) if box.network == "host" else ()):
+    for name in (
+        ETC
+        + (ETC_NETWORK if box.network != "none" else ())
+        + (("resolv.conf",) if box.network == "host" else ())
+    ):
         if (Path("/etc") / name).exists():
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
     if box.resolv_conf is not None:
         args += ["--ro-bind", str(box.resolv_conf), "/etc/resolv.conf"]
     size = str(box.tmp_mb * 1024 * 1024)
-    args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
-             "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
-             "--size", size, "--tmpfs", "/tmp", "--dir", HOME]
+    args += [
+        "--proc",
+        "/proc",
+        "--ro-bind",
+        "/proc/sys",
+        "/proc/sys",
+        "--dev",
+        "/dev",
+        "--size",
+        size,
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        size,
+        "--tmpfs",
+        "/tmp",
+        "--dir",
+        HOME,
+    ]
     for folder in box.read_only:
         args += ["--ro-bind", str(folder), str(folder)]
     for folder in box.writable:
@@ -117,10 +164,13 @@ def require_bwrap() -> str:
     if bwrap is None:
         raise SandboxError(
             "the local sandbox needs bubblewrap, which is not installed: apt-get install bubblewrap "
-            "(scripts/bootstrap.sh does it when run as root), or use --sandbox docker, " + UNSAFE_HINT
+            "(scripts/bootstrap.sh does it when run as root), or use --sandbox docker, "
+            + UNSAFE_HINT
         )
     try:
-        proc = subprocess.run(box_argv(bwrap, Box(), ["true"], Path("/")), capture_output=True, text=True, timeout=30)
+        proc = subprocess.run(
+            box_argv(bwrap, Box(), ["true"], Path("/")), capture_output=True, text=True, timeout=30
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         proc = subprocess.CompletedProcess([], 1, "", str(exc))
     if proc.returncode != 0:

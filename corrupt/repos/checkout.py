@@ -60,11 +60,26 @@ GIT_ENV = {
 FETCH_REFSPECS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
 # Folders never copied from a plain (non-git) folder: caches and environments, not source.
 SKIPPED_DIRS = frozenset(
-    {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".eggs",
-     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", "node_modules"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".eggs",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        "node_modules",
+    }
 )
 _NOT_FOUND = re.compile(
-    r"not found|returned error: 404|does not appear to be a git repository|does not exist|no such file", re.I
+    r"not found|returned error: 404|does not appear to be a git repository|does not exist|no such file",
+    re.I,
 )
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
@@ -94,7 +109,9 @@ def checkout(
     if spec.kind == "github":
         meta = repo_meta(spec.location, api_url=api_url, token=token)
         if meta.stars < min_stars:
-            raise StarsError(f"{meta.full_name} has {meta.stars} stars, fewer than --min-stars {min_stars}")
+            raise StarsError(
+                f"{meta.full_name} has {meta.stars} stars, fewer than --min-stars {min_stars}"
+            )
         url = meta.clone_url or f"https://github.com/{spec.location}.git"
     elif min_stars > 0:
         log.warning("%s is not a github: spec, so its stars are unknown; --min-stars ignored", spec)
@@ -230,7 +247,9 @@ def _git_reason(exc: git.GitCommandError) -> str:
     lines = [line.strip() for line in str(exc.stderr or "").splitlines()]
     lines = [line.removeprefix("stderr: ").strip("'").strip() for line in lines]
     marked = [line for line in lines if line.startswith(("fatal:", "error:", "remote:", "ssh:"))]
-    reason = (marked or [line for line in lines if line] or [f"git exited with status {exc.status}"])[0]
+    reason = (
+        marked or [line for line in lines if line] or [f"git exited with status {exc.status}"]
+    )[0]
     return re.sub(r"^(fatal|error|remote):\s*", "", reason)[:200]
 
 
@@ -238,7 +257,9 @@ def _checkout_local(spec: RepoSpec, repos: Path) -> Checkout:
     folder = Path(spec.location)
     if not folder.is_dir():
         raise InputError(f"no such repository folder: {folder}")
-    key_dir = repos / "local" / f"{_safe(folder.name)}-{hashlib.sha256(bytes(folder)).hexdigest()[:12]}"
+    key_dir = (
+        repos / "local" / f"{_safe(folder.name)}-{hashlib.sha256(bytes(folder)).hexdigest()[:12]}"
+    )
     repo = _git_repo_at(folder)
     if repo is not None and (spec.rev or not _is_dirty(repo)):
         sha = _rev_parse(repo, spec.rev or "HEAD")
@@ -248,15 +269,22 @@ def _checkout_local(spec: RepoSpec, repos: Path) -> Checkout:
             tree = _ensure_tree(repo, sha, key_dir / "trees" / sha)
         return Checkout(spec=spec, name=folder.name, url=str(folder), commit=sha, path=tree)
     if spec.rev:
-        raise RevisionError(f"{folder} is not the root of a git repository, so @{spec.rev} has no meaning")
+        raise RevisionError(
+            f"{folder} is not the root of a git repository, so @{spec.rev} has no meaning"
+        )
     files = _folder_files(folder, in_git=repo is not None or _inside_git(folder))
     digest = _digest(folder, files)
     if repo is not None:
-        log.warning("%s has uncommitted changes: using its files as they are (tree:%s), not HEAD",
-                    folder, digest[:12])
+        log.warning(
+            "%s has uncommitted changes: using its files as they are (tree:%s), not HEAD",
+            folder,
+            digest[:12],
+        )
     with _locked(key_dir):
         tree = _ensure_copy(folder, files, key_dir / "trees" / f"tree-{digest}", digest)
-    return Checkout(spec=spec, name=folder.name, url=str(folder), commit=f"tree:{digest}", path=tree)
+    return Checkout(
+        spec=spec, name=folder.name, url=str(folder), commit=f"tree:{digest}", path=tree
+    )
 
 
 def _git_repo_at(folder: Path) -> git.Repo | None:
@@ -280,7 +308,14 @@ def _inside_git(folder: Path) -> bool:
 
 def _is_dirty(repo: git.Repo) -> bool:
     # core.fsmonitor from a repository's own config would run a program: switch it off
-    status = ["git", "-c", "core.fsmonitor=false", "status", "--porcelain", "--untracked-files=normal"]
+    status = [
+        "git",
+        "-c",
+        "core.fsmonitor=false",
+        "status",
+        "--porcelain",
+        "--untracked-files=normal",
+    ]
     return bool(repo.git.execute(status, env=GIT_ENV))
 
 
@@ -289,13 +324,17 @@ def _folder_files(folder: Path, *, in_git: bool) -> list[str]:
     names: set[str] = set()
     if in_git:
         with suppress(git.GitCommandError):  # e.g. git refuses a repository owned by another user
-            out = git.Git(folder).ls_files("-z", "--cached", "--others", "--exclude-standard", env=GIT_ENV)
+            out = git.Git(folder).ls_files(
+                "-z", "--cached", "--others", "--exclude-standard", env=GIT_ENV
+            )
             names = {name for name in out.split("\0") if name}
     if not names:
         for root, dirs, filenames in os.walk(folder):
             dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info")]
             rel = Path(root).relative_to(folder)
-            names.update((rel / f).as_posix() for f in filenames if not f.endswith((".pyc", ".pyo")))
+            names.update(
+                (rel / f).as_posix() for f in filenames if not f.endswith((".pyc", ".pyo"))
+            )
     return sorted(n for n in names if (folder / n).is_symlink() or (folder / n).is_file())
 
 

@@ -105,7 +105,9 @@ class DockerSandbox(Sandbox):
                 client.ping()
             except (DockerException, requests.RequestException) as exc:
                 where = self.docker_host or "DOCKER_HOST / the default socket"
-                raise SandboxError(f"no container engine reachable at {where} ({_short(exc)}); {ENGINE_HINT}") from None
+                raise SandboxError(
+                    f"no container engine reachable at {where} ({_short(exc)}); {ENGINE_HINT}"
+                ) from None
             self._client = client
         return self._client
 
@@ -159,15 +161,32 @@ class DockerSandbox(Sandbox):
                 "(scripts/container-engine.sh builds corrupt/base:bookworm)"
             ) from None
 
-    def _build(self, tag: str, digest: str, recipe: str, checkout: Checkout, pip, log: Path) -> None:
+    def _build(
+        self, tag: str, digest: str, recipe: str, checkout: Checkout, pip, log: Path
+    ) -> None:
         self.build_image(
-            tag, build_context(checkout.path, recipe, pip), log=log, what=checkout.name,
+            tag,
+            build_context(checkout.path, recipe, pip),
+            log=log,
+            what=checkout.name,
             header=f"image {tag} for {checkout.name} at {checkout.commit}\n{recipe}\n",
-            labels={LABEL_RECIPE: digest, "corrupt.repo": checkout.name, "corrupt.commit": checkout.commit},
+            labels={
+                LABEL_RECIPE: digest,
+                "corrupt.repo": checkout.name,
+                "corrupt.commit": checkout.commit,
+            },
         )
 
-    def build_image(self, tag: str, context, *, log: Path, what: str, header: str = "",
-                    labels: dict[str, str] | None = None) -> None:
+    def build_image(
+        self,
+        tag: str,
+        context,
+        *,
+        log: Path,
+        what: str,
+        header: str = "",
+        labels: dict[str, str] | None = None,
+    ) -> None:
         """Build ``context`` (a tar with a Dockerfile) as ``tag``; a failure names the log and its last lines."""
         tail: deque[str] = deque(maxlen=_LOG_TAIL)
         started = time.monotonic()
@@ -175,8 +194,15 @@ class DockerSandbox(Sandbox):
             out.write(header)
             try:
                 for chunk in self.client.api.build(
-                    fileobj=context, custom_context=True, tag=tag, rm=True, forcerm=True, nocache=not self.layer_cache,
-                    labels=labels or {}, decode=True, timeout=self.build_timeout,
+                    fileobj=context,
+                    custom_context=True,
+                    tag=tag,
+                    rm=True,
+                    forcerm=True,
+                    nocache=not self.layer_cache,
+                    labels=labels or {},
+                    decode=True,
+                    timeout=self.build_timeout,
                 ):
                     text = chunk.get("stream") or chunk.get("error") or ""
                     out.write(text)
@@ -186,7 +212,9 @@ class DockerSandbox(Sandbox):
             except (DockerException, requests.RequestException) as exc:
                 out.write(f"\nbuild failed: {exc}\n")
                 lines = " | ".join(tail) or _short(exc)
-                raise SandboxError(f"image build for {what} failed (log: {log}); last lines: {lines}") from None
+                raise SandboxError(
+                    f"image build for {what} failed (log: {log}); last lines: {lines}"
+                ) from None
             out.write(f"\nbuilt in {time.monotonic() - started:.1f}s\n")
 
     # -- runs ------------------------------------------------------------
@@ -196,9 +224,15 @@ class DockerSandbox(Sandbox):
         tree = Path(tree).resolve()
         limits = command.limits
         args = with_io_dir(list(command.argv), IO_PATH)
-        argv = [env.python if i == 0 and arg == "python" else _inside(arg, tree) for i, arg in enumerate(args)]
+        argv = [
+            env.python if i == 0 and arg == "python" else _inside(arg, tree)
+            for i, arg in enumerate(args)
+        ]
         values = with_io_dir(list(command.env.values()), IO_PATH)
-        environment = {**BASE_ENV, **{k: _inside(v, tree) for k, v in zip(command.env, values, strict=True)}}
+        environment = {
+            **BASE_ENV,
+            **{k: _inside(v, tree) for k, v in zip(command.env, values, strict=True)},
+        }
         largest_file = limits.disk_mb * 1024 * 1024
         # Podman fills in nofile and nproc (at values over its own limits, which
         # fails the start) as soon as any ulimit is given: set all three.
@@ -208,7 +242,9 @@ class DockerSandbox(Sandbox):
             docker.types.Ulimit(name="nproc", soft=limits.max_processes, hard=limits.max_processes),
         ]
         if limits.cpu_seconds:
-            ulimits.append(docker.types.Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds))
+            ulimits.append(
+                docker.types.Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds)
+            )
         options: dict = {
             "network_mode": "bridge" if limits.network else "none",
             "mem_limit": f"{limits.memory_mb}m",
@@ -228,11 +264,18 @@ class DockerSandbox(Sandbox):
             for attempt in range(1, _COPY_ATTEMPTS + 1):
                 try:
                     container = self.client.containers.create(
-                        env.location, argv, working_dir=WORKDIR, environment=environment,
-                        detach=True, labels={LABEL_SANDBOX: "docker", LABEL_TREE: str(tree)}, **options,
+                        env.location,
+                        argv,
+                        working_dir=WORKDIR,
+                        environment=environment,
+                        detach=True,
+                        labels={LABEL_SANDBOX: "docker", LABEL_TREE: str(tree)},
+                        **options,
                     )
                 except ImageNotFound:
-                    raise SandboxError(f"image {env.location} is gone from the engine; prepare the environment again") from None
+                    raise SandboxError(
+                        f"image {env.location} is gone from the engine; prepare the environment again"
+                    ) from None
                 try:
                     container.put_archive(WORKDIR, archive)
                     container.put_archive("/", inputs)
@@ -268,8 +311,14 @@ class DockerSandbox(Sandbox):
             # nobody but the kernel sent is the memory limit (as in the local sandbox).
             oom = bool(container.attrs.get("State", {}).get("OOMKilled")) or exit_code == 128 + 9
             killed = "timeout" if timed_out else "memory" if oom else None
-            files = {name: data for name in command.collect if (data := _read_out(container, name)) is not None}
-            return CommandResult(exit_code, stdout, stderr, duration, timed_out=timed_out, killed=killed, files=files)
+            files = {
+                name: data
+                for name in command.collect
+                if (data := _read_out(container, name)) is not None
+            }
+            return CommandResult(
+                exit_code, stdout, stderr, duration, timed_out=timed_out, killed=killed, files=files
+            )
         except (DockerException, requests.RequestException) as exc:
             raise SandboxError(f"container run failed on the engine: {_short(exc)}") from None
         finally:

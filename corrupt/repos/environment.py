@@ -57,13 +57,34 @@ PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 # Install steps need the package index, so they keep the user's installer
 # configuration (index URLs, certificates, proxies) but nothing else.
 _INSTALL_ENV_PREFIXES = ("PIP_", "UV_", "SSL_CERT", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
-_INSTALL_ENV_NAMES = ("PATH", "LANG", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
+_INSTALL_ENV_NAMES = (
+    "PATH",
+    "LANG",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+)
 # Variables that carry credentials, and URLs with user information or a token
 # in them, are not passed to install steps: the build backends that run there
 # are repository code.
-_CREDENTIAL_WORDS = ("TOKEN", "PASSWORD", "SECRET", "CREDENTIAL", "AUTH", "PUBLISH", "KEYRING", "USERNAME",
-                     "_PAT", "KEY")
-_URL_WITH_CREDENTIALS = re.compile(r"://[^/\s]*@|[?&](token|key|password|secret|auth)[^=&]*=", re.IGNORECASE)
+_CREDENTIAL_WORDS = (
+    "TOKEN",
+    "PASSWORD",
+    "SECRET",
+    "CREDENTIAL",
+    "AUTH",
+    "PUBLISH",
+    "KEYRING",
+    "USERNAME",
+    "_PAT",
+    "KEY",
+)
+_URL_WITH_CREDENTIALS = re.compile(
+    r"://[^/\s]*@|[?&](token|key|password|secret|auth)[^=&]*=", re.IGNORECASE
+)
 INSTALL_TIMEOUT = 1800.0
 # Compilers need room; the limits are there to stop a runaway, not a build.
 INSTALL_LIMITS = Limits(timeout=INSTALL_TIMEOUT, memory_mb=8192, max_processes=4096, disk_mb=8192)
@@ -127,7 +148,9 @@ def discover_test_requirements(root: Path) -> TestRequirements:
     if tox:
         found.packages.extend(p for p in tox if not p.startswith("-r"))
         found.files.extend(
-            root / p[2:].strip() for p in tox if p.startswith("-r") and (root / p[2:].strip()).is_file()
+            root / p[2:].strip()
+            for p in tox
+            if p.startswith("-r") and (root / p[2:].strip()).is_file()
         )
         found.sources.append("tox.ini [testenv] deps")
     return found
@@ -143,8 +166,16 @@ def locked_requirements(root: Path, extras: list[str], groups: list[str]) -> lis
     uv = _find_uv()
     if uv is None or not (root / "uv.lock").is_file():
         return []
-    argv = [uv, "export", "--frozen", "--no-hashes", "--no-header", "--no-annotate",
-            "--no-emit-project", "--no-default-groups"]
+    argv = [
+        uv,
+        "export",
+        "--frozen",
+        "--no-hashes",
+        "--no-header",
+        "--no-annotate",
+        "--no-emit-project",
+        "--no-default-groups",
+    ]
     argv += [f"--extra={name}" for name in extras] + [f"--group={name}" for name in groups]
     # It runs on the host: the repository's own uv settings ([tool.uv], uv.toml)
     # must not steer it (a cache-dir there would make it write anywhere).
@@ -165,12 +196,18 @@ def locked_requirements(root: Path, extras: list[str], groups: list[str]) -> lis
 def _install_env() -> dict[str, str]:
     """The user's installer configuration (index URLs, certificates, proxies) and nothing else:
     no credentials, which a build backend could read."""
-    chosen = {k: v for k, v in os.environ.items() if k in _INSTALL_ENV_NAMES or k.startswith(_INSTALL_ENV_PREFIXES)}
+    chosen = {
+        k: v
+        for k, v in os.environ.items()
+        if k in _INSTALL_ENV_NAMES or k.startswith(_INSTALL_ENV_PREFIXES)
+    }
     return {k: v for k, v in chosen.items() if not _is_credential(k, v)}
 
 
 def _is_credential(name: str, value: str) -> bool:
-    return any(word in name.upper() for word in _CREDENTIAL_WORDS) or bool(_URL_WITH_CREDENTIALS.search(value))
+    return any(word in name.upper() for word in _CREDENTIAL_WORDS) or bool(
+        _URL_WITH_CREDENTIALS.search(value)
+    )
 
 
 def _read_toml(path: Path) -> dict:
@@ -205,8 +242,17 @@ def _requirement_files(root: Path) -> list[Path]:
         if not folder.is_dir():
             continue
         names = sorted(p for p in folder.glob("*.txt") if p.is_file())
-        tests = [p for p in names if "test" in p.name.lower() and (folder != root or p.name.startswith(("requirements", "test-requirements")))]
-        devs = [p for p in names if "dev" in p.name.lower() and (folder != root or p.name.startswith("requirements"))]
+        tests = [
+            p
+            for p in names
+            if "test" in p.name.lower()
+            and (folder != root or p.name.startswith(("requirements", "test-requirements")))
+        ]
+        devs = [
+            p
+            for p in names
+            if "dev" in p.name.lower() and (folder != root or p.name.startswith("requirements"))
+        ]
         candidates.extend(tests or devs)
     return candidates
 
@@ -234,7 +280,9 @@ def _tox_deps(root: Path) -> list[str]:
 class _Installer:
     """Runs install steps in a box with network, appending every command and its output to one log."""
 
-    def __init__(self, log: Path, venv: Path, source: Path, *, uv_cache: Path, isolation: bool) -> None:
+    def __init__(
+        self, log: Path, venv: Path, source: Path, *, uv_cache: Path, isolation: bool
+    ) -> None:
         self.log = log
         self.venv = venv
         self.source = source
@@ -259,8 +307,12 @@ class _Installer:
         self.venv.mkdir(parents=True, exist_ok=True)
         self.uv_cache.mkdir(parents=True, exist_ok=True)
         tools = [Path(self.uv)] if self.uv else []
-        box = Box(read_only=(*tools, *interpreter_roots()), writable=(self.venv, self.source, self.uv_cache),
-                  network=network_mode(self.env), tmp_mb=INSTALL_LIMITS.disk_mb)
+        box = Box(
+            read_only=(*tools, *interpreter_roots()),
+            writable=(self.venv, self.source, self.uv_cache),
+            network=network_mode(self.env),
+            tmp_mb=INSTALL_LIMITS.disk_mb,
+        )
         return functools.partial(started, self.bwrap, box, argv, self.source)
 
     def step(self, name: str, argv: list[str]) -> None:
@@ -268,22 +320,32 @@ class _Installer:
             fh.write(f"\n=== {name}: {' '.join(argv)}\n")
             fh.flush()
             try:
-                with confined(INSTALL_LIMITS) as preexec, self._launch(argv)(
-                        env=self.env, stdout=fh, stderr=subprocess.STDOUT, preexec_fn=preexec) as proc:
+                with (
+                    confined(INSTALL_LIMITS) as preexec,
+                    self._launch(argv)(
+                        env=self.env, stdout=fh, stderr=subprocess.STDOUT, preexec_fn=preexec
+                    ) as proc,
+                ):
                     try:
                         returncode = proc.wait(timeout=INSTALL_TIMEOUT)
                     except subprocess.TimeoutExpired:
                         proc.kill()
                         proc.wait()
-                        raise InstallError(f"install step '{name}' timed out; log: {self.log}") from None
+                        raise InstallError(
+                            f"install step '{name}' timed out; log: {self.log}"
+                        ) from None
             except OSError as exc:
-                raise InstallError(f"install step '{name}' could not start ({exc}); log: {self.log}") from None
+                raise InstallError(
+                    f"install step '{name}' could not start ({exc}); log: {self.log}"
+                ) from None
         if returncode != 0:
             raise InstallError(f"install step '{name}' failed (exit {returncode}); log: {self.log}")
 
     def create_venv(self) -> None:
         if self.uv:
-            self.step("create venv", [self.uv, "venv", "--python", self.base_python, str(self.venv)])
+            self.step(
+                "create venv", [self.uv, "venv", "--python", self.base_python, str(self.venv)]
+            )
         else:
             self.step("create venv", [self.base_python, "-m", "venv", str(self.venv)])
 
@@ -312,12 +374,16 @@ def create_environment(
     envs = Path(cache_dir or cache_root()) / "envs"
     venv = envs / key
     log = envs / f"{key}.log"
-    env = Environment(key=key, kind="venv", python=str(venv / "bin" / "python"), location=str(venv), log=log)
+    env = Environment(
+        key=key, kind="venv", python=str(venv / "bin" / "python"), location=str(venv), log=log
+    )
     if (venv / MARKER).is_file():
         return env
     envs.mkdir(parents=True, exist_ok=True)
     with open(envs / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent builds of one repo: the first builds, the rest wait
+        fcntl.flock(
+            lock, fcntl.LOCK_EX
+        )  # concurrent builds of one repo: the first builds, the rest wait
         if not (venv / MARKER).is_file():
             _build(checkout, venv, log, progress, isolation=isolation)
     return env
@@ -325,7 +391,9 @@ def create_environment(
 
 def _build(checkout: Checkout, venv: Path, log: Path, progress, *, isolation: bool) -> None:
     remove_tree(venv)
-    log.write_text(f"corrupt environment for {checkout.name} at {checkout.commit}\n", encoding="utf-8")
+    log.write_text(
+        f"corrupt environment for {checkout.name} at {checkout.commit}\n", encoding="utf-8"
+    )
     started = time.monotonic()
     # Build backends and "-e ." lines write into the source folder: install
     # from a throwaway copy so the cached clone never changes.
@@ -338,7 +406,9 @@ def _build(checkout: Checkout, venv: Path, log: Path, progress, *, isolation: bo
         installer.create_venv()
         found = discover_test_requirements(source)
         with log.open("a", encoding="utf-8") as fh:
-            fh.write(f"\ntest requirements from: {', '.join(found.sources) or 'nothing declared'}\n")
+            fh.write(
+                f"\ntest requirements from: {', '.join(found.sources) or 'nothing declared'}\n"
+            )
         if found.locked:
             _say(progress, "installing the versions uv.lock pins")
             try:

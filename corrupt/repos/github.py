@@ -120,7 +120,9 @@ def repo_meta(
         with _github_errors(f"reading {full_name}", url, token):
             return meta_from(client.get_repo(full_name))
     except UnknownObjectException:
-        raise RepoNotFound(f"GitHub repository {full_name} not found (or private) at {url}") from None
+        raise RepoNotFound(
+            f"GitHub repository {full_name} not found (or private) at {url}"
+        ) from None
 
 
 def search_repositories(
@@ -219,20 +221,28 @@ def _github_errors(doing: str, api_url: str, token: str | None) -> Iterator[None
     except UnknownObjectException:
         raise
     except RateLimitExceededException as exc:
-        hint = "" if (token or os.environ.get(TOKEN_ENV)) else " (set GITHUB_TOKEN for a higher limit)"
+        hint = (
+            "" if (token or os.environ.get(TOKEN_ENV)) else " (set GITHUB_TOKEN for a higher limit)"
+        )
         raise RateLimitError(
             f"GitHub rate limit exhausted while {doing}; retry after {_retry_time(exc)}{hint}"
         ) from None
     except BadCredentialsException:
-        raise GitHubError(f"GitHub rejected the token (from ${TOKEN_ENV} or --token): bad credentials") from None
+        raise GitHubError(
+            f"GitHub rejected the token (from ${TOKEN_ENV} or --token): bad credentials"
+        ) from None
     except GithubException as exc:
         raise GitHubError(f"GitHub refused {doing}: HTTP {exc.status} {_reason(exc)}") from None
     except requests.exceptions.RetryError as exc:
         answers = re.search(r"too many \d+ error responses", str(exc))
         reason = answers.group(0) if answers else "repeated errors"
-        raise GitHubError(f"GitHub kept failing while {doing} ({reason}); try again later") from None
+        raise GitHubError(
+            f"GitHub kept failing while {doing} ({reason}); try again later"
+        ) from None
     except requests.RequestException as exc:
-        raise GitHubError(f"cannot reach the GitHub API at {api_url}: {_network_reason(exc)}") from None
+        raise GitHubError(
+            f"cannot reach the GitHub API at {api_url}: {_network_reason(exc)}"
+        ) from None
 
 
 def _reason(exc: GithubException) -> str:
@@ -252,7 +262,10 @@ def _retry_time(exc: RateLimitExceededException) -> str:
     wait = exc.wait if isinstance(exc, RateLimitExceededExceedsMaxWait) else None
     if headers.get("retry-after", "").isdigit():
         moment = time.time() + float(headers["retry-after"])
-    elif headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
+    elif (
+        headers.get("x-ratelimit-remaining") == "0"
+        and headers.get("x-ratelimit-reset", "").isdigit()
+    ):
         moment = float(headers["x-ratelimit-reset"])
     else:  # GitHub's advice for secondary limits without a header: at least a minute
         moment = time.time() + (wait if wait is not None else 60)
@@ -262,4 +275,3 @@ def _retry_time(exc: RateLimitExceededException) -> str:
 def _network_reason(exc: requests.RequestException) -> str:
     match = re.search(r"\[Errno -?\d+\] ([^'\")]+)", str(exc))
     return match.group(1).strip() if match else type(exc).__name__
-

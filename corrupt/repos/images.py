@@ -38,7 +38,17 @@ VENV = "/opt/venv"
 PYTHON = f"{VENV}/bin/python"
 BUILD_DIR = "/tmp/corrupt-build"
 LABEL_RECIPE = "corrupt.recipe"
-_SKIP_DIRS = {".git", ".hg", ".svn", ".tox", ".nox", ".venv", "__pycache__", ".mypy_cache", ".pytest_cache"}
+_SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    ".tox",
+    ".nox",
+    ".venv",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+}
 
 
 def image_tag(checkout: Checkout) -> str:
@@ -76,8 +86,13 @@ def host_pip_settings(environ: dict[str, str] | None = None) -> PipSettings:
     values: dict[str, str] = {}
     home = Path(os.path.expanduser("~"))
     xdg = Path(environ.get("XDG_CONFIG_HOME") or home / ".config")
-    files = [Path("/etc/xdg/pip/pip.conf"), Path("/etc/pip.conf"), Path(sys.prefix) / "pip.conf",
-             home / ".pip" / "pip.conf", xdg / "pip" / "pip.conf"]
+    files = [
+        Path("/etc/xdg/pip/pip.conf"),
+        Path("/etc/pip.conf"),
+        Path(sys.prefix) / "pip.conf",
+        home / ".pip" / "pip.conf",
+        xdg / "pip" / "pip.conf",
+    ]
     if environ.get("PIP_CONFIG_FILE"):
         files.append(Path(environ["PIP_CONFIG_FILE"]))
     for path in files:
@@ -93,7 +108,9 @@ def host_pip_settings(environ: dict[str, str] | None = None) -> PipSettings:
         env_value = environ.get("PIP_" + key.upper().replace("-", "_"))
         if env_value:
             values[key] = env_value
-    cert_path = values.get("cert") or environ.get("SSL_CERT_FILE") or environ.get("REQUESTS_CA_BUNDLE")
+    cert_path = (
+        values.get("cert") or environ.get("SSL_CERT_FILE") or environ.get("REQUESTS_CA_BUNDLE")
+    )
     cert = Path(cert_path) if cert_path and Path(cert_path).is_file() else None
     index_urls = _reachable(values.get("index-url", "").split())
     return PipSettings(
@@ -111,8 +128,16 @@ def _reachable(urls: list[str]) -> list[str]:
 def dockerfile(checkout_root: Path, base_image: str, pip: PipSettings) -> str:
     """The recipe; its hash is stored as a label so a changed recipe rebuilds the image."""
     found = discover_test_requirements(checkout_root)
-    pip_install = [PYTHON, "-m", "pip", "install", "--no-cache-dir", "--disable-pip-version-check",
-                   "--progress-bar", "off"]
+    pip_install = [
+        PYTHON,
+        "-m",
+        "pip",
+        "install",
+        "--no-cache-dir",
+        "--disable-pip-version-check",
+        "--progress-bar",
+        "off",
+    ]
     pip_env = pip.environment(f"{BUILD_DIR}/pip-cert.pem" if pip.cert else None)
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in pip_env.items())
     steps = [f"python3 -m venv {VENV}", f"cd {BUILD_DIR}/repo"]
@@ -128,16 +153,18 @@ def dockerfile(checkout_root: Path, base_image: str, pip: PipSettings) -> str:
     for req in found.files:
         tests += ["-r", req.relative_to(checkout_root).as_posix()]
     steps.append(shlex.join([*pip_install, *tests]))
-    return "\n".join([
-        f"FROM {base_image} AS install",
-        f"COPY . {BUILD_DIR}/",
-        "RUN " + " \\\n && ".join(steps),
-        f"FROM {base_image}",
-        f"COPY --from=install {VENV} {VENV}",
-        f"WORKDIR {WORKDIR}",
-        f"ENV PATH={VENV}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-        "",
-    ])
+    return "\n".join(
+        [
+            f"FROM {base_image} AS install",
+            f"COPY . {BUILD_DIR}/",
+            "RUN " + " \\\n && ".join(steps),
+            f"FROM {base_image}",
+            f"COPY --from=install {VENV} {VENV}",
+            f"WORKDIR {WORKDIR}",
+            f"ENV PATH={VENV}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "",
+        ]
+    )
 
 
 def recipe_digest(recipe: str) -> str:

@@ -59,8 +59,11 @@ def _user_network_missing() -> str | None:
         why = "slirp4netns cannot open /dev/net/tun (it should be mode 0666)"
     else:
         return None
-    log.warning("install steps share the host's network namespace (its loopback services and abstract "
-                "sockets): %s", why)
+    log.warning(
+        "install steps share the host's network namespace (its loopback services and abstract "
+        "sockets): %s",
+        why,
+    )
     return why
 
 
@@ -72,7 +75,9 @@ def _resolv_conf() -> Path:
 
 
 @contextlib.contextmanager
-def started(bwrap: str, box: Box, argv: list[str], cwd: Path, **popen) -> Iterator[subprocess.Popen]:
+def started(
+    bwrap: str, box: Box, argv: list[str], cwd: Path, **popen
+) -> Iterator[subprocess.Popen]:
     """``argv`` running in ``box`` (its network connected first); the network stops on exit."""
     if box.network != "user":
         yield subprocess.Popen(box_argv(bwrap, box, argv, cwd), cwd=cwd, **popen)
@@ -81,11 +86,20 @@ def started(bwrap: str, box: Box, argv: list[str], cwd: Path, **popen) -> Iterat
     ready_r, ready_w = os.pipe()
     go_r, go_w = os.pipe()
     box = replace(box, resolv_conf=_resolv_conf())
-    shim = ["/bin/bash", "-c", f'echo >&{ready_w}; read go <&{go_r}; exec {ready_w}>&- {go_r}<&-; exec "$@"', "sh"]
+    shim = [
+        "/bin/bash",
+        "-c",
+        f'echo >&{ready_w}; read go <&{go_r}; exec {ready_w}>&- {go_r}<&-; exec "$@"',
+        "sh",
+    ]
     slirp = None
     try:
-        proc = subprocess.Popen(box_argv(bwrap, box, [*shim, *argv], cwd, info_fd=info_w), cwd=cwd,
-                                pass_fds=(info_w, ready_w, go_r), **popen)
+        proc = subprocess.Popen(
+            box_argv(bwrap, box, [*shim, *argv], cwd, info_fd=info_w),
+            cwd=cwd,
+            pass_fds=(info_w, ready_w, go_r),
+            **popen,
+        )
         for fd in (info_w, ready_w, go_r):
             os.close(fd)
         pid = _box_pid(info_r)
@@ -135,11 +149,20 @@ def _connect(pid: int) -> subprocess.Popen | None:
         userns = None
     try:
         slirp = subprocess.Popen(
-            ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback",
-             *([f"--userns-path=/proc/self/fd/{userns}"] if userns is not None else []),
-             f"--ready-fd={ready_w}", str(pid), "tap0"],
+            [
+                "slirp4netns",
+                "--configure",
+                "--mtu=65520",
+                "--disable-host-loopback",
+                *([f"--userns-path=/proc/self/fd/{userns}"] if userns is not None else []),
+                f"--ready-fd={ready_w}",
+                str(pid),
+                "tap0",
+            ],
             pass_fds=(ready_w, *([userns] if userns is not None else [])),
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
             preexec_fn=die_with_parent,
         )
     except OSError:

@@ -37,8 +37,14 @@ _libc = ctypes.CDLL(None, use_errno=True)
 def confined(limits: Limits) -> Iterator[Callable[[], None]]:
     """Fresh groups for one run; yields the function to call between fork and exec."""
     ram = (limits.memory_mb + limits.disk_mb) * 1024 * 1024  # a tmpfs's pages are RAM too
-    settings = {"pids": {"pids.max": str(limits.max_processes)},
-                "memory": {"memory.limit_in_bytes": str(ram), "memory.max": str(ram), "memory.swap.max": "0"}}
+    settings = {
+        "pids": {"pids.max": str(limits.max_processes)},
+        "memory": {
+            "memory.limit_in_bytes": str(ram),
+            "memory.max": str(ram),
+            "memory.swap.max": "0",
+        },
+    }
     by_parent: dict[Path, dict[str, str]] = {}  # cgroup v2: one group holds both controllers
     for controller, parent in _parents().items():
         by_parent.setdefault(parent, {}).update(settings[controller])
@@ -181,7 +187,7 @@ def _sweep(parent: Path) -> None:
     """Remove the groups of corrupt processes that are gone."""
     with contextlib.suppress(OSError):
         for child in parent.glob(f"{PREFIX}*"):
-            owner = child.name[len(PREFIX):].split("-", 1)[0]
+            owner = child.name[len(PREFIX) :].split("-", 1)[0]
             if owner.isdigit() and not Path(f"/proc/{owner}").exists():
                 with contextlib.suppress(OSError):
                     child.rmdir()

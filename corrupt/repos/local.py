@@ -62,7 +62,9 @@ class LocalSandbox(Sandbox):
             require_bwrap()  # refuse up front, before any work, where no box can be built
 
     def prepare(self, checkout: Checkout, *, progress=None) -> Environment:
-        return create_environment(checkout, cache_dir=self.cache_dir, progress=progress, isolation=self.isolation)
+        return create_environment(
+            checkout, cache_dir=self.cache_dir, progress=progress, isolation=self.isolation
+        )
 
     def run(self, env: Environment, tree: Path, command: Command) -> CommandResult:
         io_file_names(command)
@@ -79,15 +81,21 @@ class LocalSandbox(Sandbox):
             if self.isolation:
                 child_env = _scrubbed_env(env, home=HOME, tmp="/tmp")
                 network = network_mode(child_env) if limits.network else "none"
-                box = Box(read_only=(Path(env.location), *interpreter_roots()), writable=(tree, io),
-                          network=network, tmp_mb=limits.disk_mb)
+                box = Box(
+                    read_only=(Path(env.location), *interpreter_roots()),
+                    writable=(tree, io),
+                    network=network,
+                    tmp_mb=limits.disk_mb,
+                )
                 launch = functools.partial(started, require_bwrap(), box, argv, tree)
             else:
                 for name in ("home", "tmp"):
                     (scratch / name).mkdir()
                 child_env = _scrubbed_env(env, home=str(scratch / "home"), tmp=str(scratch / "tmp"))
                 launch = functools.partial(unboxed, argv, tree)
-            child_env.update(zip(command.env, with_io_dir(list(command.env.values()), str(io)), strict=True))
+            child_env.update(
+                zip(command.env, with_io_dir(list(command.env.values()), str(io)), strict=True)
+            )
             result = _run(launch, child_env, limits, scratch)
             result.files = read_outputs(io, command.collect)
             return result
@@ -96,11 +104,21 @@ class LocalSandbox(Sandbox):
 
 
 def _run(launch, env: dict[str, str], limits: Limits, scratch: Path) -> CommandResult:
-    with confined(limits) as preexec, open(scratch / "stdout", "wb") as out, open(scratch / "stderr", "wb") as err:
+    with (
+        confined(limits) as preexec,
+        open(scratch / "stdout", "wb") as out,
+        open(scratch / "stderr", "wb") as err,
+    ):
         began = time.monotonic()
         timed_out = False
-        with launch(env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True,
-                    preexec_fn=preexec) as proc:
+        with launch(
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+            preexec_fn=preexec,
+        ) as proc:
             try:
                 proc.wait(timeout=limits.timeout)
             except subprocess.TimeoutExpired:

@@ -181,9 +181,15 @@ def _describe(excinfo):
     for entry in traceback.extract_tb(excinfo.tb):
         if any(part in entry.filename for part in _SKIP_FRAMES):
             continue
-        frames.append({"file": _relative(entry.filename), "line": entry.lineno, "function": entry.name})
+        frames.append(
+            {"file": _relative(entry.filename), "line": entry.lineno, "function": entry.name}
+        )
     exc_type = excinfo.type
-    name = exc_type.__name__ if exc_type.__module__ in ("builtins", __name__) else exc_type.__qualname__
+    name = (
+        exc_type.__name__
+        if exc_type.__module__ in ("builtins", __name__)
+        else exc_type.__qualname__
+    )
     try:
         message = str(excinfo.value)
     except Exception:  # a broken __str__ in repository code must not break the report

@@ -29,7 +29,13 @@ TAIL_LINES = 40
 # --continue-on-collection-errors: a corruption that breaks one test module's
 # import must not hide the results of every other module.
 BASE_ARGV = [
-    "python", "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider",
+    "python",
+    "-m",
+    "pytest",
+    "-p",
+    PLUGIN_MODULE,
+    "-p",
+    "no:cacheprovider",
     "--continue-on-collection-errors",
 ]
 
@@ -37,7 +43,9 @@ BASE_ARGV = [
 def import_root(tree: Path) -> str:
     """``src`` for a src layout (a ``src`` folder holding Python code), else ``.``."""
     src = tree / "src"
-    if src.is_dir() and any(p.suffix == ".py" or (p / "__init__.py").is_file() for p in src.iterdir()):
+    if src.is_dir() and any(
+        p.suffix == ".py" or (p / "__init__.py").is_file() for p in src.iterdir()
+    ):
         return "src"
     return "."
 
@@ -97,8 +105,12 @@ def run_tests(
     if result.timed_out:
         _mark_unfinished(report, started, "Timeout", "killed by the whole-run timeout")
     elif result.killed:
-        _mark_unfinished(report, started, "Killed", f"the sandbox stopped the run ({result.killed})")
-    if select is not None and (unreadable or not (result.timed_out or result.killed or report.stopped_early)):
+        _mark_unfinished(
+            report, started, "Killed", f"the sandbox stopped the run ({result.killed})"
+        )
+    if select is not None and (
+        unreadable or not (result.timed_out or result.killed or report.stopped_early)
+    ):
         _mark_missing(report, select, unreadable)
     if coverage:
         report.line_coverage = _read_coverage(result.files.get(COVERAGE))
@@ -148,20 +160,29 @@ def _parse(data: bytes | None) -> tuple[TestReport, list[str]]:
 def _mark_unfinished(report: TestReport, started: list[str], exc_type: str, message: str) -> None:
     for nodeid in started:
         if nodeid not in report.results:
-            report.results[nodeid] = TestResult(nodeid, "failed", exc_type=exc_type, message=message)
+            report.results[nodeid] = TestResult(
+                nodeid, "failed", exc_type=exc_type, message=message
+            )
 
 
 def _mark_missing(report: TestReport, select: Sequence[str], reason: str | None = None) -> None:
     """A selected test that never reported (its module or conftest failed to
     import, or it no longer exists) counts as an error, not as silently absent."""
-    fallback = [reason] if reason else report.output_tail.strip().splitlines()[-1:] or ["the test did not run"]
+    fallback = (
+        [reason]
+        if reason
+        else report.output_tail.strip().splitlines()[-1:] or ["the test did not run"]
+    )
     for nodeid in select:
         if nodeid in report.results:
             continue
         module_error = report.collect_errors.get(nodeid.split("::", 1)[0])
         message = module_error.strip().splitlines()[-1:] if module_error else fallback
         report.results[nodeid] = TestResult(
-            nodeid, "error", exc_type="CollectionError" if module_error else "NotRun", message=message[0] if message else None
+            nodeid,
+            "error",
+            exc_type="CollectionError" if module_error else "NotRun",
+            message=message[0] if message else None,
         )
 
 

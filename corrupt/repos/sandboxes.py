@@ -27,10 +27,14 @@ def get_sandbox(
         return LocalSandbox(isolation=isolation, **options)
     if name == "docker":
         if not isolation:
-            raise InputError("--no-isolation only applies to the local sandbox; containers are always isolated")
+            raise InputError(
+                "--no-isolation only applies to the local sandbox; containers are always isolated"
+            )
         try:
             from corrupt.repos.docker_sandbox import DockerSandbox
         except ImportError as exc:
-            raise SandboxError(f"the docker sandbox is not available ({exc}); use --sandbox local") from None
+            raise SandboxError(
+                f"the docker sandbox is not available ({exc}); use --sandbox local"
+            ) from None
         return DockerSandbox(base_image=base_image, **options)
     raise InputError(f"unknown sandbox {name!r}; choose one of: {', '.join(SandboxName)}")

@@ -65,7 +65,7 @@ def sweep(parent: Path | None = None) -> list[Path]:
 
 
 def _abandoned(entry: os.DirEntry) -> bool:
-    pid = entry.name[len(PREFIX):].split("-", 1)[0]
+    pid = entry.name[len(PREFIX) :].split("-", 1)[0]
     if not pid.isdigit() or not entry.is_dir(follow_symlinks=False):
         return False
     if entry.stat(follow_symlinks=False).st_uid != os.getuid() or _running(int(pid)):

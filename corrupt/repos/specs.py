@@ -68,7 +68,9 @@ def _parse_github(text: str) -> RepoSpec:
     body, rev = _split_rev(text, len("github:"))
     match = _GITHUB.fullmatch(body)
     if not match:
-        raise InputError(f"bad GitHub spec {text!r}: expected github:owner/name or github:owner/name@rev")
+        raise InputError(
+            f"bad GitHub spec {text!r}: expected github:owner/name or github:owner/name@rev"
+        )
     name = match["name"].removesuffix(".git")
     if rev is not None:
         check_rev(rev, text)
@@ -77,7 +79,9 @@ def _parse_github(text: str) -> RepoSpec:
 
 def _parse_url(text: str, scheme: str) -> RepoSpec:
     if scheme not in URL_SCHEMES:
-        raise InputError(f"unsupported URL scheme {scheme!r} in {text!r}: use one of {', '.join(URL_SCHEMES)}")
+        raise InputError(
+            f"unsupported URL scheme {scheme!r} in {text!r}: use one of {', '.join(URL_SCHEMES)}"
+        )
     authority_end = text.find("/", len(scheme) + 3)
     if authority_end < 0:
         raise InputError(f"bad git URL {text!r}: no repository path")
@@ -122,7 +126,9 @@ def _parse_local(text: str) -> RepoSpec:
         path = _expand(base)
         check_rev(rev, text)
     if not _exists(path):
-        raise InputError(f"no such repository path: {text} (nor a github:owner/name spec or git URL)")
+        raise InputError(
+            f"no such repository path: {text} (nor a github:owner/name spec or git URL)"
+        )
     if not path.is_dir():
         raise InputError(f"{text} is not a folder: give the repository's folder")
     return RepoSpec("local", str(path.resolve()), rev)

@@ -66,7 +66,9 @@ def is_trivial_body(fn: AstFunction) -> bool:
     body = list(fn.body)
     first = body[0] if body else None
     is_docstring = (
-        isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
     )
     if is_docstring and len(body) > 1:
         body = body[1:]

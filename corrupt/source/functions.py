@@ -78,7 +78,9 @@ def signature_end(lines: Sequence[str], node: ast.ClassDef | AstFunction) -> int
 
 def extent(node: AstFunction) -> tuple[int, int]:
     """First line (its first decorator's) and last line of a function: what a rewrite may touch."""
-    return min([d.lineno for d in node.decorator_list] + [node.lineno]), node.end_lineno or node.lineno
+    return min(
+        [d.lineno for d in node.decorator_list] + [node.lineno]
+    ), node.end_lineno or node.lineno
 
 
 def span_of(node: AstFunction, lines: Sequence[str]) -> Span:
@@ -109,7 +111,9 @@ def _statement_children(node: object) -> list[object]:
         value = getattr(node, name, None)
         if value is None:
             continue
-        suite = type(value).__name__  # libcst wraps statements in a suite; one-line suites hold no def
+        suite = type(
+            value
+        ).__name__  # libcst wraps statements in a suite; one-line suites hold no def
         if suite in ("IndentedBlock", "SimpleStatementSuite"):
             value = value.body if suite == "IndentedBlock" else []
         children.extend(value if isinstance(value, list | tuple) else [value])

@@ -71,18 +71,28 @@ def build_task(
             category=bug.category,
             subcategory=bug.subcategory,
             operator=bug.operator,
-            effect=EffectRecord(**vars(effect_of(report, verification.fail_to_pass, bug.target, symbols, graph))),
+            effect=EffectRecord(
+                **vars(effect_of(report, verification.fail_to_pass, bug.target, symbols, graph))
+            ),
         )
         for bug in corruption.bugs
     ]
     task = Task(
         task_id=task_id_for(checkout.name, checkout.commit, mode, repair),
-        repo=RepoRef(name=checkout.name, url=checkout.url, commit=checkout.commit, stars=checkout.stars),
+        repo=RepoRef(
+            name=checkout.name, url=checkout.url, commit=checkout.commit, stars=checkout.stars
+        ),
         mode=mode,  # type: ignore[arg-type]
         kind=corruption.kind,
         corruptor=corruption.corruptor,
         targets=[
-            TargetRef(file=t.file, qualname=t.qualname, start_line=t.start_line, end_line=t.end_line, metrics=t.metrics)
+            TargetRef(
+                file=t.file,
+                qualname=t.qualname,
+                start_line=t.start_line,
+                end_line=t.end_line,
+                metrics=t.metrics,
+            )
             for t in targets
         ],
         difficulty=Difficulty(
@@ -147,7 +157,11 @@ def problem_statement(task: Task, report: TestReport) -> str:
 
 
 def effect_of(
-    report: TestReport, fail_to_pass: list[str], target: str, symbols: dict[str, Symbol], graph: nx.DiGraph
+    report: TestReport,
+    fail_to_pass: list[str],
+    target: str,
+    symbols: dict[str, Symbol],
+    graph: nx.DiGraph,
 ) -> Effect:
     """Where a bug manifests: the commonest error and the frames nearest the failure.
 
@@ -187,7 +201,9 @@ def _locator(symbols: dict[str, Symbol]):
 
     def locate(file: str, line: int) -> str | None:
         candidates = [
-            s for s in by_file.get(file, []) if (s.decorators[0] if s.decorators else s.start_line) <= line <= s.end_line
+            s
+            for s in by_file.get(file, [])
+            if (s.decorators[0] if s.decorators else s.start_line) <= line <= s.end_line
         ]
         if not candidates:
             return None

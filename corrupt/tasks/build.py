@@ -108,14 +108,18 @@ class BuildOptions:
             raise InputError("--functions must be at least 2 for multi-function tasks")
         if self.mode != ALL_MODES:
             _choice(self.mode, BuildMode, "mode")
-        self.complexity_metric = _choice(self.complexity_metric, ComplexityMetric, "complexity metric")
+        self.complexity_metric = _choice(
+            self.complexity_metric, ComplexityMetric, "complexity metric"
+        )
         self.corruptor = _choice(self.corruptor, CorruptorName, "corruptor")
         self.sandbox = _choice(self.sandbox, SandboxName, "sandbox")
         self.deletion_style = _choice(self.deletion_style, DeletionStyle, "deletion style")
         return self
 
     def modes(self) -> list[BuildMode]:
-        return list(BuildMode) if self.mode == ALL_MODES else [_choice(self.mode, BuildMode, "mode")]
+        return (
+            list(BuildMode) if self.mode == ALL_MODES else [_choice(self.mode, BuildMode, "mode")]
+        )
 
 
 @dataclass
@@ -184,7 +188,9 @@ class Build:
         try:
             yield
         finally:
-            self.stage_seconds[name] = self.stage_seconds.get(name, 0.0) + time.monotonic() - started
+            self.stage_seconds[name] = (
+                self.stage_seconds.get(name, 0.0) + time.monotonic() - started
+            )
 
     def run(self) -> BuildSummary:
         from corrupt.repos.sandboxes import get_sandbox
@@ -201,15 +207,24 @@ class Build:
             with ExitStack() as stack:
                 stack.callback(sandbox.close)
                 ready = prepare(
-                    o.repo, sandbox, time_limit=o.time_limit, min_stars=o.min_stars, api_url=o.api_url,
-                    stage=self._stage, checked_out=lambda c: stores.append(self._open_store(c)),
+                    o.repo,
+                    sandbox,
+                    time_limit=o.time_limit,
+                    min_stars=o.min_stars,
+                    api_url=o.api_url,
+                    stage=self._stage,
+                    checked_out=lambda c: stores.append(self._open_store(c)),
                     note=self.progress.note,
                 )
                 store = stores[0]
                 with self._stage("selection"):
                     targets = eligible_targets(
-                        ready.graph, ready.coverage, min_lines=o.min_lines, min_covering=o.min_covering,
-                        complexity_metric=o.complexity_metric, root=ready.checkout.path,
+                        ready.graph,
+                        ready.coverage,
+                        min_lines=o.min_lines,
+                        min_covering=o.min_covering,
+                        complexity_metric=o.complexity_metric,
+                        root=ready.checkout.path,
                     )
                     _save_functions(store, ready.graph, ready.coverage, targets)
                     if not targets:
@@ -225,9 +240,16 @@ class Build:
             for opened in stores:
                 opened.close()
         return BuildSummary(
-            repo=ready.checkout.name, commit=ready.checkout.commit, out=o.out,
-            functions=len(ready.graph.functions()), eligible=len(targets), in_slice=len(ordered),
-            slice=spec_.name, modes=modes, stage_seconds=self.stage_seconds, test_runs=run.test_runs(),
+            repo=ready.checkout.name,
+            commit=ready.checkout.commit,
+            out=o.out,
+            functions=len(ready.graph.functions()),
+            eligible=len(targets),
+            in_slice=len(ordered),
+            slice=spec_.name,
+            modes=modes,
+            stage_seconds=self.stage_seconds,
+            test_runs=run.test_runs(),
             jsonl=jsonl,
         )
 
@@ -236,10 +258,16 @@ class Build:
         o = self.o
         store = Store.open(o.out, create=True)
         try:
-            store.bind_repo({
-                "name": checkout.name, "url": checkout.url, "commit": checkout.commit, "spec": o.repo,
-                "stars": checkout.stars, "sandbox": o.sandbox,
-            })
+            store.bind_repo(
+                {
+                    "name": checkout.name,
+                    "url": checkout.url,
+                    "commit": checkout.commit,
+                    "spec": o.repo,
+                    "stars": checkout.stars,
+                    "sandbox": o.sandbox,
+                }
+            )
         except BaseException:
             store.close()
             raise
@@ -269,9 +297,13 @@ class Build:
 
         key = os.environ.get("CORRUPT_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
         if not (o.llm_base_url and o.llm_model):
-            raise LLMError("--corruptor llm needs --llm-base-url and --llm-model (any OpenAI-compatible endpoint)")
+            raise LLMError(
+                "--corruptor llm needs --llm-base-url and --llm-model (any OpenAI-compatible endpoint)"
+            )
         if not key:
-            raise LLMError("--corruptor llm needs an API key in CORRUPT_LLM_API_KEY or OPENAI_API_KEY")
+            raise LLMError(
+                "--corruptor llm needs an API key in CORRUPT_LLM_API_KEY or OPENAI_API_KEY"
+            )
         return LLMCorruptor(o.llm_base_url, o.llm_model, key, attempts=o.llm_attempts)
 
 
@@ -295,30 +327,48 @@ class _StoredMembers:
         row = self.store.candidate(key)
         if row is None:
             started, runs = time.monotonic(), screener.runs
-            request = CorruptionRequest((target,), self.base.baseline_passing, self.base.min_failing, self.base.seed)
+            request = CorruptionRequest(
+                (target,), self.base.baseline_passing, self.base.min_failing, self.base.seed
+            )
             outcome = self.inner.corrupt(request, screener)
             found = outcome.corruption
             row = CandidateRow(
-                key=key, mode="member", targets=[target.qualname],
+                key=key,
+                mode="member",
+                targets=[target.qualname],
                 status=CandidateStatus.FOUND if found else CandidateStatus.NONE,
-                corruptor=found.corruptor if found else None, screened=screener.runs - runs,
-                seconds=round(time.monotonic() - started, 3), task_id=None,
+                corruptor=found.corruptor if found else None,
+                screened=screener.runs - runs,
+                seconds=round(time.monotonic() - started, 3),
+                task_id=None,
                 payload={"corruption": corruption_to_dict(found), "tried": outcome.tried}
-                if found else {"tried": outcome.tried},
+                if found
+                else {"tried": outcome.tried},
                 rejection=outcome.rejection,
             )
             self.store.record_candidate(row)
         if row.status != CandidateStatus.FOUND or not row.payload:
-            rejection = row.rejection or Rejection(RejectionKind.NO_VALID_MUTANT, "no corruption found")
+            rejection = row.rejection or Rejection(
+                RejectionKind.NO_VALID_MUTANT, "no corruption found"
+            )
             return CorruptionOutcome(target.qualname, rejection=rejection)
-        return CorruptionOutcome(target.qualname, corruption=corruption_from_dict(row.payload["corruption"]))
+        return CorruptionOutcome(
+            target.qualname, corruption=corruption_from_dict(row.payload["corruption"])
+        )
 
 
 class _Run:
     """The candidate walk of one build, once checkout, graph and baseline are known."""
 
-    def __init__(self, build: Build, ready: Prepared, sandbox: Sandbox, store: Store,
-                 spec_: SliceSpec, single: Corruptor) -> None:
+    def __init__(
+        self,
+        build: Build,
+        ready: Prepared,
+        sandbox: Sandbox,
+        store: Store,
+        spec_: SliceSpec,
+        single: Corruptor,
+    ) -> None:
         from corrupt.corruptors.deletion import DeletionCorruptor
         from corrupt.corruptors.multi import MultiCorruptor
 
@@ -347,11 +397,18 @@ class _Run:
 
         for _ in range(self.o.jobs):
             workspace = stack.enter_context(Workspace(self.ready.checkout))
-            screener = TreeScreener(self.sandbox, self.ready.env, workspace, self.budget,
-                                    full_suite=self.o.full_suite_screening)
+            screener = TreeScreener(
+                self.sandbox,
+                self.ready.env,
+                workspace,
+                self.budget,
+                full_suite=self.o.full_suite_screening,
+            )
             self._screeners.append(screener)
             self.workers.put(screener)
-        pool = stack.enter_context(ThreadPoolExecutor(max_workers=self.o.jobs, thread_name_prefix="corrupt"))
+        pool = stack.enter_context(
+            ThreadPoolExecutor(max_workers=self.o.jobs, thread_name_prefix="corrupt")
+        )
         summaries = {}
         for mode in self.b.modes:
             candidates = self._candidates(mode, ordered)
@@ -362,25 +419,36 @@ class _Run:
     def _candidates(self, mode: BuildMode, ordered: list[Target]) -> list[Candidate]:
         tag = self.o.corruptor
         if mode == BuildMode.REMOVE:
-            return [Candidate(f"remove:{self.o.deletion_style}:{t.qualname}", mode, [t]) for t in ordered]
+            return [
+                Candidate(f"remove:{self.o.deletion_style}:{t.qualname}", mode, [t])
+                for t in ordered
+            ]
         if mode == BuildMode.DISCOVERY:
             return [Candidate(f"discovery:{tag}:{t.qualname}", mode, [t]) for t in ordered]
         from corrupt.selection.groups import make_groups
 
         groups: list[Group] = make_groups(
-            ordered, self.ready.graph, k=self.o.functions, max_distance=self.o.max_distance,
-            n=max(4 * self.o.n, 10), seed=self.o.seed,
+            ordered,
+            self.ready.graph,
+            k=self.o.functions,
+            max_distance=self.o.max_distance,
+            n=max(4 * self.o.n, 10),
+            seed=self.o.seed,
         )
         if not groups:
             self.b.progress.note(
                 f"multi: no {self.o.functions} eligible functions lie within {self.o.max_distance} call-graph steps"
             )
         return [
-            Candidate(f"multi:{tag}:" + "+".join(t.qualname for t in g.targets), mode, list(g.targets))
+            Candidate(
+                f"multi:{tag}:" + "+".join(t.qualname for t in g.targets), mode, list(g.targets)
+            )
             for g in groups
         ]
 
-    def _walk(self, mode: BuildMode, candidates: list[Candidate], pool: ThreadPoolExecutor) -> ModeSummary:
+    def _walk(
+        self, mode: BuildMode, candidates: list[Candidate], pool: ThreadPoolExecutor
+    ) -> ModeSummary:
         """Accept verified candidates strictly in order until ``n`` tasks exist for this mode."""
         summary = ModeSummary(requested=self.o.n)
         self.b.progress.mode(mode, len(candidates), self.o.n)
@@ -388,9 +456,11 @@ class _Run:
         for start in range(0, len(candidates), window):
             if summary.tasks >= self.o.n:
                 break
-            chunk = candidates[start:start + window]
+            chunk = candidates[start : start + window]
             fresh: dict[str, Future[Evaluated]] = {
-                c.key: pool.submit(self._process, c) for c in chunk if self.store.candidate(c.key) is None
+                c.key: pool.submit(self._process, c)
+                for c in chunk
+                if self.store.candidate(c.key) is None
             }
             for cand in chunk:
                 if summary.tasks >= self.o.n:
@@ -448,10 +518,13 @@ class _Run:
         finally:
             self.workers.put(screener)
         row = CandidateRow(
-            key=cand.key, mode=cand.mode, targets=[t.qualname for t in cand.targets],
+            key=cand.key,
+            mode=cand.mode,
+            targets=[t.qualname for t in cand.targets],
             status=CandidateStatus.VERIFIED if task else CandidateStatus.REJECTED,
             corruptor=corruption.corruptor if corruption else None,
-            screened=screener.runs - runs, seconds=round(time.monotonic() - started, 3),
+            screened=screener.runs - runs,
+            seconds=round(time.monotonic() - started, 3),
             task_id=task.task_id if task else None,
             payload={"task": task.model_dump(mode="json"), "files": files} if task else None,
             rejection=rejection,
@@ -459,21 +532,30 @@ class _Run:
         return row, task, files
 
     def _request(self, mode: BuildMode, targets: list[Target]) -> CorruptionRequest:
-        located = mode != BuildMode.REMOVE  # only screened corruptions rank failures by call-graph distance
+        located = (
+            mode != BuildMode.REMOVE
+        )  # only screened corruptions rank failures by call-graph distance
         sources = tuple(
             TargetSource(
-                file=t.file, qualname=t.qualname, def_line=t.start_line, source=self._source(t),
+                file=t.file,
+                qualname=t.qualname,
+                def_line=t.start_line,
+                source=self._source(t),
                 covering_tests=tuple(t.covering_tests),
                 distance_to=distances_to(self.digraph, t.qualname) if located else None,
             )
             for t in targets
         )
-        return CorruptionRequest(sources, self.base.baseline_passing, self.base.min_failing, self.base.seed)
+        return CorruptionRequest(
+            sources, self.base.baseline_passing, self.base.min_failing, self.base.seed
+        )
 
     def _evaluate(
         self, cand: Candidate, screener: TreeScreener
     ) -> tuple[Corruption | None, Task | None, dict[str, list[str]] | None, Rejection | None]:
-        outcome = self.corruptors[cand.mode].corrupt(self._request(cand.mode, cand.targets), screener)
+        outcome = self.corruptors[cand.mode].corrupt(
+            self._request(cand.mode, cand.targets), screener
+        )
         corruption = outcome.corruption
         if corruption is None:
             return None, None, None, outcome.rejection
@@ -482,14 +564,25 @@ class _Run:
         if unfair:
             return corruption, None, None, unfair
         verification = verify_dynamic(
-            corruption, self.ready.baseline, lambda files: screener.run(files), min_failing=self.o.min_failing
+            corruption,
+            self.ready.baseline,
+            lambda files: screener.run(files),
+            min_failing=self.o.min_failing,
         )
         if not verification.ok:
             return corruption, None, None, verification.rejection
         task = build_task(
-            checkout=self.ready.checkout, baseline=self.ready.baseline, corruption=corruption, repair=repair,
-            verification=verification, targets=cand.targets, mode=cand.mode.task_mode,
-            slice_name=self.spec.name, seed=self.o.seed, symbols=self.symbols, graph=self.digraph,
+            checkout=self.ready.checkout,
+            baseline=self.ready.baseline,
+            corruption=corruption,
+            repair=repair,
+            verification=verification,
+            targets=cand.targets,
+            mode=cand.mode.task_mode,
+            slice_name=self.spec.name,
+            seed=self.o.seed,
+            symbols=self.symbols,
+            graph=self.digraph,
             image_name=self.ready.env.location if self.ready.env.kind == "image" else None,
         )
         files = {path: [ch.original, ch.corrupted] for path, ch in corruption.files.items()}
@@ -500,10 +593,21 @@ class _Run:
             return fh.read()
 
 
-def _save_functions(store: Store, graph: CodeGraph, coverage: dict[str, list[str]], targets: list[Target]) -> None:
+def _save_functions(
+    store: Store, graph: CodeGraph, coverage: dict[str, list[str]], targets: list[Target]
+) -> None:
     eligible = {t.qualname for t in targets}
-    store.save_functions([
-        (s.qualname, s.file, s.start_line, s.end_line, len(coverage.get(s.qualname, [])), s.qualname in eligible,
-         graph.metrics[s.qualname].as_dict() if s.qualname in graph.metrics else {})
-        for s in graph.functions()
-    ])
+    store.save_functions(
+        [
+            (
+                s.qualname,
+                s.file,
+                s.start_line,
+                s.end_line,
+                len(coverage.get(s.qualname, [])),
+                s.qualname in eligible,
+                graph.metrics[s.qualname].as_dict() if s.qualname in graph.metrics else {},
+            )
+            for s in graph.functions()
+        ]
+    )

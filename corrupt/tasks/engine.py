@@ -17,8 +17,14 @@ from corrupt import __version__
 PACKAGE = Path(__file__).resolve().parents[1]
 # The code whose change can change which tasks a build writes.
 DECIDING = (
-    "source", "corruptors", "selection", "prepare.py",
-    "tasks/verify.py", "tasks/screen.py", "tasks/assemble.py", "tasks/build.py",
+    "source",
+    "corruptors",
+    "selection",
+    "prepare.py",
+    "tasks/verify.py",
+    "tasks/screen.py",
+    "tasks/assemble.py",
+    "tasks/build.py",
 )
 
 

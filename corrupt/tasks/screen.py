@@ -32,7 +32,9 @@ class RunBudget:
     @classmethod
     def from_baseline(cls, baseline: Baseline) -> RunBudget:
         slowest = max(baseline.durations.values(), default=1.0)
-        return cls(timeout=max(60.0, 3 * baseline.seconds + 30), per_test_timeout=max(10.0, 10 * slowest))
+        return cls(
+            timeout=max(60.0, 3 * baseline.seconds + 30), per_test_timeout=max(10.0, 10 * slowest)
+        )
 
 
 class TreeScreener:
@@ -51,7 +53,9 @@ class TreeScreener:
         self.env = env
         self.workspace = workspace
         self.budget = budget
-        self.full_suite = full_suite  # screen on the whole suite, no failure budget (the slow baseline approach)
+        self.full_suite = (
+            full_suite  # screen on the whole suite, no failure budget (the slow baseline approach)
+        )
         self.runs = 0
 
     def __call__(
@@ -62,7 +66,11 @@ class TreeScreener:
         return self.run(files, tests=tests, max_failures=max_failures)
 
     def run(
-        self, files: dict[str, str], *, tests: Sequence[str] | None = None, max_failures: int | None = None
+        self,
+        files: dict[str, str],
+        *,
+        tests: Sequence[str] | None = None,
+        max_failures: int | None = None,
     ) -> TestReport:
         """Run tests (all when ``tests`` is None) with ``files`` written into the working copy."""
         self.runs += 1

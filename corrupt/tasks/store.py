@@ -45,7 +45,9 @@ CREATE TABLE IF NOT EXISTS tasks (
 """
 
 
-_COLUMNS = "key, mode, targets, status, reason, corruptor, screened, seconds, task_id, payload, rejection"
+_COLUMNS = (
+    "key, mode, targets, status, reason, corruptor, screened, seconds, task_id, payload, rejection"
+)
 
 
 class CandidateStatus(StrEnum):
@@ -65,7 +67,9 @@ class CandidateRow:
     screened: int
     seconds: float
     task_id: str | None
-    payload: dict[str, Any] | None  # verified: {"task": ..., "files": ...}; found: {"corruption": ...}
+    payload: (
+        dict[str, Any] | None
+    )  # verified: {"task": ..., "files": ...}; found: {"corruption": ...}
     rejection: Rejection | None = None
 
     @property
@@ -85,7 +89,9 @@ class Store:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
             columns = {r[1] for r in self._db.execute("PRAGMA table_info(candidates)")}
-            if "rejection" not in columns:  # a store written before rejections were recorded as data
+            if (
+                "rejection" not in columns
+            ):  # a store written before rejections were recorded as data
                 self._db.execute("ALTER TABLE candidates ADD COLUMN rejection TEXT")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} is not a usable task store: {exc}") from None
@@ -97,7 +103,9 @@ class Store:
         path = out_dir / STORE_NAME
         if not path.exists():
             if not create:
-                raise StoreError(f"no task store in {out_dir} (expected {path}); run `corrupt build` first")
+                raise StoreError(
+                    f"no task store in {out_dir} (expected {path}); run `corrupt build` first"
+                )
             out_dir.mkdir(parents=True, exist_ok=True)
         return cls(path)
 
@@ -121,7 +129,10 @@ class Store:
     def bind_repo(self, info: dict) -> None:
         """Record which repo+commit this folder holds; refuse a different one."""
         current = self.checkout_info()
-        if current and (current.get("name"), current.get("commit")) != (info["name"], info["commit"]):
+        if current and (current.get("name"), current.get("commit")) != (
+            info["name"],
+            info["commit"],
+        ):
             raise StoreError(
                 f"{self.path.parent} holds tasks of {current.get('name')} at {str(current.get('commit'))[:12]}, "
                 f"not {info['name']} at {info['commit'][:12]}; choose another --out"
@@ -157,11 +168,6 @@ class Store:
                 [(q, f, s, e, c, int(el), json.dumps(m)) for q, f, s, e, c, el, m in rows],
             )
 
-    def count_functions(self, *, eligible: bool | None = None) -> int:
-        if eligible is None:
-            return self._query("SELECT COUNT(*) FROM functions")[0][0]
-        return self._query("SELECT COUNT(*) FROM functions WHERE eligible = ?", (int(eligible),))[0][0]
-
     # -- candidates and tasks ----------------------------------------------------
 
     def candidate(self, key: str) -> CandidateRow | None:
@@ -174,14 +180,23 @@ class Store:
             sql, args = sql + " WHERE mode = ?", (mode,)
         return [_candidate_row(r) for r in self._query(sql + " ORDER BY rowid", args)]
 
-    def record_candidate(self, row: CandidateRow, task: Task | None = None, files: dict | None = None) -> None:
+    def record_candidate(
+        self, row: CandidateRow, task: Task | None = None, files: dict | None = None
+    ) -> None:
         """Write a candidate's outcome, and its task when accepted, in one transaction."""
         with self._transaction() as db:
             db.execute(
                 f"INSERT OR REPLACE INTO candidates ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    row.key, row.mode, json.dumps(row.targets), row.status.value, row.reason, row.corruptor,
-                    row.screened, row.seconds, row.task_id,
+                    row.key,
+                    row.mode,
+                    json.dumps(row.targets),
+                    row.status.value,
+                    row.reason,
+                    row.corruptor,
+                    row.screened,
+                    row.seconds,
+                    row.task_id,
                     json.dumps(row.payload) if row.payload is not None else None,
                     row.rejection.kind.value if row.rejection else None,
                 ),
@@ -189,7 +204,14 @@ class Store:
             if task is not None:
                 db.execute(
                     "INSERT OR REPLACE INTO tasks VALUES (?, ?, ?, ?, ?, ?)",
-                    (task.task_id, row.key, task.mode, task.kind, task.model_dump_json(), json.dumps(files or {})),
+                    (
+                        task.task_id,
+                        row.key,
+                        task.mode,
+                        task.kind,
+                        task.model_dump_json(),
+                        json.dumps(files or {}),
+                    ),
                 )
 
     def accept(self, key: str) -> Task:
@@ -201,7 +223,14 @@ class Store:
         with self._transaction() as db:
             db.execute(
                 "INSERT OR IGNORE INTO tasks VALUES (?, ?, ?, ?, ?, ?)",
-                (task.task_id, key, task.mode, task.kind, task.model_dump_json(), json.dumps(cand.payload["files"])),
+                (
+                    task.task_id,
+                    key,
+                    task.mode,
+                    task.kind,
+                    task.model_dump_json(),
+                    json.dumps(cand.payload["files"]),
+                ),
             )
         return task
 
@@ -211,22 +240,31 @@ class Store:
         return row[0] if row else None
 
     def list_tasks(self) -> list[Task]:
-        return [Task.model_validate_json(r[0]) for r in self._query("SELECT record FROM tasks ORDER BY rowid")]
+        return [
+            Task.model_validate_json(r[0])
+            for r in self._query("SELECT record FROM tasks ORDER BY rowid")
+        ]
 
     def get_task(self, task_id: str) -> Task:
-        rows = self._query("SELECT record FROM tasks WHERE task_id LIKE ? ORDER BY task_id", (task_id + "%",))
+        rows = self._query(
+            "SELECT record FROM tasks WHERE task_id LIKE ? ORDER BY task_id", (task_id + "%",)
+        )
         exact = [r for r in rows if Task.model_validate_json(r[0]).task_id == task_id]
         if exact:
             rows = exact
         if not rows:
             raise TaskNotFound(f"no task {task_id!r} in {self.path.parent}")
         if len(rows) > 1:
-            raise TaskNotFound(f"task id prefix {task_id!r} is ambiguous ({len(rows)} tasks); give more characters")
+            raise TaskNotFound(
+                f"task id prefix {task_id!r} is ambiguous ({len(rows)} tasks); give more characters"
+            )
         return Task.model_validate_json(rows[0][0])
 
     def task_files(self, task_id: str) -> dict[str, tuple[str, str]]:
         """The files a task touches: path -> (original, corrupted) text."""
-        (row,) = self._query("SELECT files FROM tasks WHERE task_id = ?", (self.get_task(task_id).task_id,))
+        (row,) = self._query(
+            "SELECT files FROM tasks WHERE task_id = ?", (self.get_task(task_id).task_id,)
+        )
         return {path: (pair[0], pair[1]) for path, pair in json.loads(row[0]).items()}
 
     def write_jsonl(self) -> Path:
@@ -255,11 +293,20 @@ class Store:
 def _candidate_row(row: tuple[Any, ...]) -> CandidateRow:
     key, mode, targets, status, reason, corruptor, screened, seconds, task_id, payload, kind = row
     # A store from before rejection kinds were recorded keeps its reasons, grouped as "other".
-    rejection = Rejection(RejectionKind(kind) if kind else RejectionKind.OTHER, reason) if reason else None
+    rejection = (
+        Rejection(RejectionKind(kind) if kind else RejectionKind.OTHER, reason) if reason else None
+    )
     return CandidateRow(
-        key=key, mode=mode, targets=json.loads(targets), status=CandidateStatus(status),
-        corruptor=corruptor, screened=screened, seconds=seconds, task_id=task_id,
-        payload=json.loads(payload) if payload else None, rejection=rejection,
+        key=key,
+        mode=mode,
+        targets=json.loads(targets),
+        status=CandidateStatus(status),
+        corruptor=corruptor,
+        screened=screened,
+        seconds=seconds,
+        task_id=task_id,
+        payload=json.loads(payload) if payload else None,
+        rejection=rejection,
     )
 
 

@@ -54,7 +54,9 @@ class Verification:
 def make_repair(corruption: Corruption) -> Repair:
     files = sorted(corruption.files.items())
     return Repair(
-        corruption_patch="".join(unified_diff(path, ch.original, ch.corrupted) for path, ch in files),
+        corruption_patch="".join(
+            unified_diff(path, ch.original, ch.corrupted) for path, ch in files
+        ),
         fix_patch="".join(unified_diff(path, ch.corrupted, ch.original) for path, ch in files),
         edit_script={path: edit_script(ch.original, ch.corrupted) for path, ch in files},
     )
@@ -68,7 +70,9 @@ def static_problems(
     return Rejection(RejectionKind.UNFAIR, problem) if problem else None
 
 
-def _static_problem(corruption: Corruption, symbols: dict[str, Symbol], repair: Repair) -> str | None:
+def _static_problem(
+    corruption: Corruption, symbols: dict[str, Symbol], repair: Repair
+) -> str | None:
     if not corruption.files:
         return "the corruption changes no file"
     for path, change in corruption.files.items():
@@ -110,19 +114,34 @@ def verify_dynamic(
     first = run_full(corrupted)
     failing = sorted(first.failing() & trusted)
     if first.timed_out:
-        return Verification(False, _unverified("the corrupted suite timed out"), report=first, runs=1)
+        return Verification(
+            False, _unverified("the corrupted suite timed out"), report=first, runs=1
+        )
     if len(failing) < min_failing:
-        return Verification(False, _unverified(f"only {len(failing)} previously passing tests fail (need {min_failing})"), report=first, runs=1
+        return Verification(
+            False,
+            _unverified(f"only {len(failing)} previously passing tests fail (need {min_failing})"),
+            report=first,
+            runs=1,
         )
     second = run_full(corrupted)
     if sorted(second.failing() & trusted) != failing:
-        return Verification(False, _unverified("a different set of tests fails on the rerun"), report=first, runs=2)
+        return Verification(
+            False, _unverified("a different set of tests fails on the rerun"), report=first, runs=2
+        )
     repaired = run_full({path: ch.original for path, ch in corruption.files.items()})
     still = sorted(repaired.failing() & trusted)
     if still or not trusted <= repaired.passing():
-        return Verification(False, _unverified(f"the suite is not green after the fix ({len(still)} failing)"), report=first, runs=3)
+        return Verification(
+            False,
+            _unverified(f"the suite is not green after the fix ({len(still)} failing)"),
+            report=first,
+            runs=3,
+        )
     passing = sorted(trusted - set(failing))
-    return Verification(True, None, fail_to_pass=failing, pass_to_pass=passing, report=first, runs=3)
+    return Verification(
+        True, None, fail_to_pass=failing, pass_to_pass=passing, report=first, runs=3
+    )
 
 
 def _unverified(detail: str) -> Rejection:
@@ -189,5 +208,3 @@ def _signature(tree: ast.Module, sym: Symbol) -> tuple | None:
         tuple(ast.dump(d) for d in node.decorator_list),
         isinstance(node, ast.AsyncFunctionDef),
     )
-
-
