@@ -23,3 +23,8 @@ def test_mypy_finds_no_type_errors() -> None:
 def test_ruff_finds_no_lint_errors() -> None:
     result = run("ruff", "check", "corrupt", "tests", "bench")
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+def test_the_tree_is_formatted_by_ruff() -> None:
+    result = run("ruff", "format", "--check", "corrupt", "tests", "bench")
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

@@ -27,7 +27,7 @@ from corrupt.repos.workspace import Workspace
 
 pytestmark = pytest.mark.docker
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONTRACT_REPO = {
     "pyproject.toml": textwrap.dedent("""\
         [build-system]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "minishop"
 CORRUPT = [sys.executable, "-m", "corrupt.cli"]
 IGNORE = shutil.ignore_patterns("__pycache__", "*.egg-info", ".pytest_cache")

@@ -26,7 +26,7 @@ from corrupt.cli import app
 from corrupt.outputs.task_image import task_image_tag
 from corrupt.tasks.store import CandidateRow, Store
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minishop"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "minishop"
 
 
 def cli(*args: str):

@@ -11,7 +11,7 @@ from corrupt.corruptors.operators import generate_mutants
 from corrupt.source.edits import apply_edit_script, edit_script, split_lines
 from corrupt.source.functions import function_at
 
-MINISHOP = Path(__file__).resolve().parents[1] / "examples" / "minishop" / "src"
+MINISHOP = Path(__file__).resolve().parents[2] / "examples" / "minishop" / "src"
 MODULES = [p for p in sorted(MINISHOP.rglob("*.py")) if "def " in p.read_text(encoding="utf-8")]
 
 REALISTIC = '''\

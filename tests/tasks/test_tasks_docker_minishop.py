@@ -20,7 +20,7 @@ from corrupt.repos.workspace import Workspace
 
 pytestmark = pytest.mark.docker
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minishop"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "minishop"
 TARGET = "src/minishop/utils.py"
 ORIGINAL_LINE = "        return Decimal(repr(value))"
 CORRUPTED_LINE = "        return Decimal(str(round(value)))"

@@ -21,7 +21,7 @@ from corrupt.source.functions import (
 )
 from corrupt.source.locate import locate
 
-SHAPES = Path(__file__).parent / "fixtures" / "identity" / "shapes"
+SHAPES = Path(__file__).parents[1] / "fixtures" / "identity" / "shapes"
 GEOMETRY = SHAPES / "src" / "shapes" / "geometry.py"
 
 

@@ -23,7 +23,7 @@ from corrupt.tasks.store import Store
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minishop"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "minishop"
 CLI = [sys.executable, "-c", "from corrupt.cli import app; app()"]
 
 

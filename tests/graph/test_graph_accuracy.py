@@ -10,7 +10,7 @@ import pytest
 
 from corrupt.graph import build_code_graph
 
-FIXTURES = Path(__file__).parent / "fixtures" / "graph"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "graph"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "expected.json").is_file())
 
 
