@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from corrupt.cli import app
 from corrupt.outputs.task_image import task_image_tag
-from corrupt.tasks.store import CandidateRow, Store
+from corrupt.tasks.store import CandidateRow, CandidateStatus, Store
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "minishop"
 
@@ -178,8 +178,7 @@ def test_materialize_image_without_an_engine_says_how_to_get_one(
             "c",
             task.mode,
             ["shop.pricing.total"],
-            "verified",
-            "",
+            CandidateStatus.VERIFIED,
             task.corruptor,
             1,
             0.1,

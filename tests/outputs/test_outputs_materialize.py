@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from corrupt.cli import app
 from corrupt.errors import InputError, StoreError
 from corrupt.outputs.materialize import materialize_task
-from corrupt.tasks.store import CandidateRow, Store
+from corrupt.tasks.store import CandidateRow, CandidateStatus, Store
 
 DELETION = {
     "src/shop/pricing.py": PRICING.replace(
@@ -68,8 +68,7 @@ def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
                 name,
                 task.mode,
                 [t.qualname for t in task.targets],
-                "verified",
-                "",
+                CandidateStatus.VERIFIED,
                 task.corruptor,
                 1,
                 0.1,
