@@ -10,9 +10,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Literal, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -24,6 +24,9 @@ from corrupt.outputs.export import ExportFormat
 from corrupt.repos.sandboxes import SandboxName
 from corrupt.selection.models import ComplexityMetric, SliceName
 from corrupt.tasks.models import BuildMode
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 ModeChoice = Literal["all", "remove", "discovery", "multi"]  # BuildMode, or all of them
 
@@ -51,11 +54,11 @@ UNSAFE_WARNING = (
 )
 
 
-def friendly(fn):
+def friendly(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """Turn CorruptError (and Ctrl-C) into a one-line message and an exit code."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return fn(*args, **kwargs)
         except CorruptError as exc:

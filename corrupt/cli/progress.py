@@ -52,7 +52,7 @@ class RichProgress(build.Progress):
         self.bar.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.bar.stop()
 
     def stage(self, name: str) -> None:

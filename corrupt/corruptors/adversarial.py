@@ -229,7 +229,15 @@ def _no_survivor_reason(outcome: CorruptionOutcome, min_failing: int) -> tuple[R
     )
 
 
-def _corruption(best, source, file, qualname, survivors, seed, distance_to) -> Corruption:
+def _corruption(
+    best: _Survivor,
+    source: str,
+    file: str,
+    qualname: str,
+    survivors: list[_Survivor],
+    seed: int,
+    distance_to: DistanceTo | None,
+) -> Corruption:
     mutant, result = best.mutant, best.result
     profile = best.subtlety(distance_to)
     bug = Bug(

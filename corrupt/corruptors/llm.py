@@ -17,6 +17,7 @@ import ast
 import json
 import os
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from corrupt.corruptors.models import (
@@ -128,7 +129,7 @@ class _Attempt:
     args: dict[str, Any]
 
 
-def _openai():
+def _openai() -> ModuleType:
     try:
         import openai
     except ImportError:
@@ -240,7 +241,15 @@ class LLMCorruptor:
         outcome.corruption = self._corruption(best, source, file, qualname, distance_to, session)
         return outcome
 
-    def _corruption(self, best, source, file, qualname, distance_to, session) -> Corruption:
+    def _corruption(
+        self,
+        best: _Attempt,
+        source: str,
+        file: str,
+        qualname: str,
+        distance_to: DistanceTo | None,
+        session: _Session,
+    ) -> Corruption:
         args = best.args
         category = args.get("category")
         hef = args.get("hef_category")

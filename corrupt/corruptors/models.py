@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
 from corrupt.repos.models import TestReport
 
@@ -162,7 +162,7 @@ class Corruption:
     targets: list[str]
     files: dict[str, FileChange]
     bugs: list[Bug]
-    stats: dict = field(default_factory=dict)  # screening statistics
+    stats: dict[str, Any] = field(default_factory=dict)  # screening statistics
 
 
 @dataclass
@@ -174,7 +174,7 @@ class CorruptionOutcome:
     rejection: Rejection | None = None
     candidates: int = 0
     screened: int = 0
-    tried: list[dict] = field(
+    tried: list[dict[str, Any]] = field(
         default_factory=list
     )  # per candidate: operator, lines, outcome, failing
 

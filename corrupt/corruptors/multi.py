@@ -14,7 +14,7 @@ single-function corruptor for each member, then composes.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from corrupt.corruptors.models import (
@@ -125,7 +125,15 @@ def compose(
     )
 
 
-def _independence(members, files, screener, baseline_passing, min_failing, min_stride, tests):
+def _independence(
+    members: list[Corruption],
+    files: dict[str, str],
+    screener: Screener,
+    baseline_passing: set[str],
+    min_failing: int,
+    min_stride: int,
+    tests: Sequence[str] | None,
+) -> Rejection | tuple[list[str], list[list[str]], list[list[str]]]:
     """PDB independence: (composite failing, each member's failing, failing with each undone)."""
     alone: dict[int, list[str]] = {}
     for i, member in enumerate(members):
@@ -176,7 +184,13 @@ class _ScreenError(Exception):
     """A screening run failed; compose turns it into its reason string."""
 
 
-def _failing(screener, files, tests, baseline_passing, budget) -> list[str]:
+def _failing(
+    screener: Screener,
+    files: dict[str, str],
+    tests: Sequence[str] | None,
+    baseline_passing: set[str],
+    budget: int | None,
+) -> list[str]:
     result = screen(screener, files, tests, baseline_passing, budget)
     if result.error or result.timed_out:
         raise _ScreenError(result.error or "the tests timed out")
@@ -194,7 +208,9 @@ def _hunks(member: int, change: FileChange) -> list[_Hunk]:
     ]
 
 
-def _merge(members: list[Corruption], chosen, min_stride: int) -> dict[str, str] | str:
+def _merge(
+    members: list[Corruption], chosen: Iterable[int], min_stride: int
+) -> dict[str, str] | str:
     """Apply the chosen members' hunks to each file's original, checking they keep apart."""
     by_file: dict[str, list[_Hunk]] = {}
     originals: dict[str, str] = {}

@@ -17,6 +17,7 @@ import io
 import textwrap
 import tokenize
 from collections import Counter
+from typing import Any
 
 from pyflakes.api import check as pyflakes_check
 from pyflakes.reporter import Reporter
@@ -30,8 +31,8 @@ def pyflakes_findings(source: str, filename: str = "<corrupt>") -> Counter[str]:
     out = io.StringIO()
     collected: Counter[str] = Counter()
 
-    class _Collect(Reporter):
-        def flake(self, message) -> None:  # noqa: ANN001 - pyflakes' own type
+    class _Collect(Reporter):  # type: ignore[misc]  # pyflakes ships no type information
+        def flake(self, message: Any) -> None:  # pyflakes' own Message type
             collected[f"{type(message).__name__}{message.message_args}"] += 1
 
     pyflakes_check(source, filename, _Collect(out, out))

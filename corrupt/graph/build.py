@@ -19,6 +19,7 @@ import pickle
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from corrupt.cache import cache_root
 from corrupt.errors import NoPythonError
@@ -86,7 +87,7 @@ class _Cache:
         assert self.directory is not None
         return self.directory / key[:2] / f"{key}.pkl"
 
-    def get(self, key: str):
+    def get(self, key: str) -> Any:
         if self.directory is None:
             return None
         try:
@@ -95,7 +96,7 @@ class _Cache:
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError):
             return None
 
-    def put(self, key: str, value) -> None:
+    def put(self, key: str, value: object) -> None:
         if self.directory is None:
             return
         target = self.path(key)

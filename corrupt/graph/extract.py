@@ -27,13 +27,15 @@ class-body code to the class node.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from corrupt.graph.local_metrics import LocalMetrics, measure
 from corrupt.graph.models import Symbol, SymbolKind
 from corrupt.source.functions import body_start, docstring_span, signature_end
 
-Expr = tuple
+Expr = tuple[Any, ...]
 RETURN, YIELD, ELEMS = "<return>", "<yield>", "<elems>"
 ITEM = "<item{}>"  # a list/tuple literal's element at a constant index
 _BINDING_DECORATORS = {
@@ -90,7 +92,7 @@ class ModuleFacts:
     metrics: dict[str, LocalMetrics] = field(default_factory=dict)
     functions: dict[str, FunctionInfo] = field(default_factory=dict)
     bases: dict[str, list[Expr]] = field(default_factory=dict)
-    constraints: list[tuple] = field(default_factory=list)
+    constraints: list[tuple[Any, ...]] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)
 
 
@@ -98,8 +100,15 @@ class _Scope:
     """A lexical scope: where its names live (``prefix``) and who owns its calls."""
 
     def __init__(
-        self, kind, prefix, owner, names=frozenset(), parent=None, cls=None, self_key=None
-    ):
+        self,
+        kind: str,
+        prefix: str,
+        owner: str,
+        names: frozenset[str] = frozenset(),
+        parent: _Scope | None = None,
+        cls: str | None = None,
+        self_key: str | None = None,
+    ) -> None:
         self.kind = kind  # module | class | function | lambda | comprehension
         self.prefix = prefix
         self.owner = owner
@@ -140,7 +149,7 @@ def _declared(
     """
     bound: set[str] = set()
     declared: set[str] = set()
-    stack: list = list(node.body)
+    stack: list[Any] = list(node.body)
     while stack:
         current = stack.pop()
         kind = type(current)
@@ -209,7 +218,7 @@ class _Extractor:
         self.taken: set[str] = {module}
 
     # -- helpers ---------------------------------------------------------
-    def emit(self, *constraint) -> None:
+    def emit(self, *constraint: Any) -> None:
         self.facts.constraints.append(constraint)
 
     def new_site(self, tag: str = "call") -> str:
@@ -221,7 +230,7 @@ class _Extractor:
         while current.kind != "module":
             if (first or current.kind != "class") and name in current.names:
                 return f"{current.prefix}.{name}"
-            current, first = current.parent, False
+            current, first = cast(_Scope, current.parent), False  # only the module has none
         return f"{self.module}.{name}"
 
     def unique(self, qualname: str) -> str:
@@ -237,7 +246,7 @@ class _Extractor:
         self.taken.add(f"{qualname}#{n}")
         return f"{qualname}#{n}"
 
-    def has_walrus(self, node) -> bool:
+    def has_walrus(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
         start, end = node.lineno, node.end_lineno or node.lineno
         return any(":=" in line for line in self.lines[start - 1 : end])
 
@@ -307,7 +316,7 @@ class _Extractor:
             self.emit("assign", self.lookup(scope, node.name), ("inst", kind))
         self.body(node.body, scope)
 
-    def stmt_FunctionDef(self, node, scope: _Scope) -> None:
+    def stmt_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: _Scope) -> None:
         names = [_decorator_name(d) for d in node.decorator_list]
         plain = f"{scope.prefix}.{node.name}"
         # @overload stubs never take the plain name: the implementation does.
@@ -328,10 +337,13 @@ class _Extractor:
                 kind=kind,
                 file=self.facts.file,
                 start_line=node.lineno,
-                end_line=node.end_lineno,
+                end_line=cast(int, node.end_lineno),  # set on every parsed node
                 is_async=isinstance(node, ast.AsyncFunctionDef),
                 parent=scope.owner,
-                decorators=(node.decorator_list[0].lineno, node.decorator_list[-1].end_lineno)
+                decorators=(
+                    node.decorator_list[0].lineno,
+                    cast(int, node.decorator_list[-1].end_lineno),
+                )
                 if node.decorator_list
                 else None,
                 docstring=docstring,
@@ -365,6 +377,7 @@ class _Extractor:
         )
         # Defaults and decorators run in the enclosing scope, at definition time.
         defaults = [*node.args.defaults]
+        default: ast.expr | None
         for arg, default in zip(
             positional[len(positional) - len(defaults) :], defaults, strict=True
         ):
@@ -395,7 +408,12 @@ class _Extractor:
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
 
-    def decorate(self, node, value: Expr, scope: _Scope) -> Expr:
+    def decorate(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+        value: Expr,
+        scope: _Scope,
+    ) -> Expr:
         """Apply decorators innermost first; an unresolvable decorator keeps the function."""
         for decorator in reversed(node.decorator_list):
             name = _decorator_name(decorator)
@@ -642,7 +660,12 @@ class _Extractor:
         )
         return ("val", ("F", key))
 
-    def comprehension(self, node, scope: _Scope, elements: list[ast.expr]) -> Expr:
+    def comprehension(
+        self,
+        node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+        scope: _Scope,
+        elements: list[ast.expr],
+    ) -> Expr:
         key = self.new_site("comp")
         names: set[str] = set()
         for generator in node.generators:
@@ -659,16 +682,18 @@ class _Extractor:
             self.flow(f"{key}.{ELEMS}", self.expr(element, inner))
         return ("seq", key, ())
 
-    def expr_ListComp(self, node, scope):
+    def expr_ListComp(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, scope: _Scope
+    ) -> Expr:
         return self.comprehension(node, scope, [node.elt])
 
     expr_SetComp = expr_GeneratorExp = expr_ListComp
 
-    def expr_DictComp(self, node, scope):
+    def expr_DictComp(self, node: ast.DictComp, scope: _Scope) -> None:
         self.comprehension(node, scope, [])
         return None
 
-    def expr_List(self, node, scope) -> Expr:
+    def expr_List(self, node: ast.List | ast.Tuple | ast.Set, scope: _Scope) -> Expr:
         key = self.new_site("seq")
         elements: list[Expr | None] = []
         positional = True
@@ -688,7 +713,7 @@ class _Extractor:
 
     expr_Tuple = expr_Set = expr_List
 
-    def expr_Dict(self, node: ast.Dict, scope) -> Expr:
+    def expr_Dict(self, node: ast.Dict, scope: _Scope) -> Expr:
         key = self.new_site("dict")
         for item_key, value in zip(node.keys, node.values, strict=True):
             self.expr(item_key, scope)
@@ -696,7 +721,7 @@ class _Extractor:
             self.flow(f"{key}.{ELEMS}", inner if item_key is not None else inner and ("sub", inner))
         return ("seq", key, ())
 
-    def expr_Subscript(self, node: ast.Subscript, scope) -> Expr | None:
+    def expr_Subscript(self, node: ast.Subscript, scope: _Scope) -> Expr | None:
         base = self.expr(node.value, scope)
         self.expr(node.slice, scope)
         index = node.slice
@@ -704,36 +729,36 @@ class _Extractor:
             return base and ("index", base, index.value)
         return base and ("sub", base)
 
-    def expr_Await(self, node, scope):
+    def expr_Await(self, node: ast.Await, scope: _Scope) -> Expr | None:
         return self.expr(node.value, scope)
 
-    def expr_Yield(self, node, scope):
+    def expr_Yield(self, node: ast.Yield, scope: _Scope) -> None:
         value = self.expr(node.value, scope)
         if scope.kind == "function":
             scope.is_generator = True
             self.flow(f"{scope.prefix}.{YIELD}", value)
 
-    def expr_YieldFrom(self, node, scope):
+    def expr_YieldFrom(self, node: ast.YieldFrom, scope: _Scope) -> None:
         value = self.expr(node.value, scope)
         if scope.kind == "function":
             scope.is_generator = True
             self.flow(f"{scope.prefix}.{YIELD}", value and ("iter", value))
 
-    def expr_NamedExpr(self, node, scope):
+    def expr_NamedExpr(self, node: ast.NamedExpr, scope: _Scope) -> Expr | None:
         value = self.expr(node.value, scope)
         self.bind(node.target, value, scope)
         return value
 
-    def expr_IfExp(self, node, scope):
+    def expr_IfExp(self, node: ast.IfExp, scope: _Scope) -> Expr | None:
         self.expr(node.test, scope)
         parts = (self.expr(node.body, scope), self.expr(node.orelse, scope))
         return ("union", parts) if any(parts) else None
 
-    def expr_BoolOp(self, node, scope):
+    def expr_BoolOp(self, node: ast.BoolOp, scope: _Scope) -> Expr | None:
         parts = tuple(self.expr(v, scope) for v in node.values)
         return ("union", parts) if any(parts) else None
 
-    def expr_Starred(self, node, scope):
+    def expr_Starred(self, node: ast.Starred, scope: _Scope) -> Expr | None:
         value = self.expr(node.value, scope)
         return value and ("iter", value)
 
@@ -749,12 +774,12 @@ _BLOCKS = (
     ast.Match,
     *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
 )
-_STMT_HANDLERS = {
+_STMT_HANDLERS: dict[type[ast.AST], Callable[[_Extractor, Any, _Scope], None]] = {
     getattr(ast, name[5:]): function
     for name, function in vars(_Extractor).items()
     if name.startswith("stmt_") and hasattr(ast, name[5:])
 }
-_EXPR_HANDLERS = {
+_EXPR_HANDLERS: dict[type[ast.AST], Callable[[_Extractor, Any, _Scope], Expr | None]] = {
     getattr(ast, name[5:]): function
     for name, function in vars(_Extractor).items()
     if name.startswith("expr_") and hasattr(ast, name[5:])

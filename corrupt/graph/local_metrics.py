@@ -24,7 +24,8 @@ class LocalMetrics:
 
 def cyclomatic(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     """radon's cyclomatic complexity of the function (closures not included, as in radon)."""
-    return ComplexityVisitor.from_ast(node).functions[0].complexity
+    complexity: int = ComplexityVisitor.from_ast(node).functions[0].complexity
+    return complexity
 
 
 def halstead(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[float, float]:

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
 
-from corrupt.graph.extract import ELEMS, ITEM, RETURN, YIELD, FunctionInfo, ModuleFacts
+from corrupt.graph.extract import ELEMS, ITEM, RETURN, YIELD, Expr, FunctionInfo, ModuleFacts
 from corrupt.graph.models import Symbol
 
-_EMPTY: frozenset = frozenset()
+_EMPTY: frozenset[Any] = frozenset()
 # A variable that may hold more values than this is too imprecise to resolve
 # calls through: it is emptied and frozen. Edges found through it would be mostly
 # guesses (precision first), and capping keeps the fixed point fast on large repos.
@@ -82,7 +83,7 @@ class Resolver:
                 else:
                     self.stores.append(c)
         self.items = {c[1] for c in self.assigns if ".<item" in c[1]}
-        self.vars: dict[str, set] = defaultdict(set)
+        self.vars: dict[str, set[Any]] = defaultdict(set)
         self.saturated: set[str] = set()
         self.allow_fallback = False  # see "dec" in eval
         self.fallback_users: set[int] = set()
@@ -94,8 +95,8 @@ class Resolver:
         self.dependents: dict[str, set[int]] = defaultdict(set)
         self.registered: dict[int, set[str]] = {}
         # (order, name, receiver) -> (values, keys read); dropped when a read key grows
-        self.lookups: dict[tuple, tuple[set, set[str]]] = {}
-        self.lookup_users: dict[str, list[tuple]] = defaultdict(list)
+        self.lookups: dict[tuple[tuple[str, ...], str, Any], tuple[set[Any], set[str]]] = {}
+        self.lookup_users: dict[str, list[tuple[tuple[str, ...], str, Any]]] = defaultdict(list)
         self.queue: list[int] = []
         self.queued: set[int] = set()
 
@@ -121,7 +122,7 @@ class Resolver:
             self.queue = sorted(self.fallback_users, reverse=True)
             self.queued = set(self.queue)
 
-    def run(self, constraint) -> None:
+    def run(self, constraint: tuple[Any, ...]) -> None:
         kind = constraint[0]
         if kind == "assign":
             self.add(constraint[1], self.eval(constraint[2]))
@@ -133,11 +134,11 @@ class Resolver:
         else:
             self.store(constraint)
 
-    def read(self, key: str):
+    def read(self, key: str) -> frozenset[Any] | set[Any]:
         self.reading.add(key)
         return self.vars.get(key, _EMPTY)
 
-    def add(self, key: str, values: Iterable) -> None:
+    def add(self, key: str, values: Iterable[Any]) -> None:
         if not values or key in self.saturated:
             return
         target = self.vars[key]
@@ -164,7 +165,7 @@ class Resolver:
             self.edges.add((caller, callee))
 
     # -- evaluation --------------------------------------------------------
-    def eval(self, expr) -> frozenset | set:
+    def eval(self, expr: Expr | None) -> frozenset[Any] | set[Any]:
         if expr is None:
             return _EMPTY
         kind = expr[0]
@@ -210,7 +211,7 @@ class Resolver:
             self.fallback_users.add(self.current)
             return self.eval(expr[2]) if self.allow_fallback else _EMPTY
         if kind == "index":
-            result = set()
+            result: set[Any] = set()
             for base in self.eval(expr[1]):
                 if base[0] != "L":
                     continue
@@ -229,7 +230,7 @@ class Resolver:
             return result
         raise ValueError(f"unknown expression {kind!r}")
 
-    def elements(self, value, kind: str):
+    def elements(self, value: tuple[Any, ...], kind: str) -> frozenset[Any] | set[Any]:
         if value[0] == "L":
             return self.read(f"{value[1]}.{ELEMS}")
         if value[0] == "G" and kind == "iter":
@@ -270,7 +271,7 @@ class Resolver:
         self.reading = outer | self.reading
         return result
 
-    def attribute(self, value, name: str):
+    def attribute(self, value: tuple[Any, ...], name: str) -> frozenset[Any] | set[Any]:
         kind = value[0]
         if kind == "M":
             key = f"{value[1]}.{name}"
@@ -293,7 +294,7 @@ class Resolver:
             return {("LM", value[1], name)}
         return _EMPTY
 
-    def lookup(self, order: list[str], name: str, receiver) -> set:
+    def lookup(self, order: list[str], name: str, receiver: tuple[Any, ...]) -> set[Any]:
         """The attribute ``name`` as found along ``order`` (an MRO), bound to ``receiver``."""
         cache_key = (tuple(order), name, receiver)
         hit = self.lookups.get(cache_key)
@@ -301,7 +302,7 @@ class Resolver:
             self.reading |= hit[1]
             return hit[0]
         outer, self.reading = self.reading, set()
-        result: set = set()
+        result: set[Any] = set()
         for cls in order:
             found = self.read(f"{cls}.{name}")
             if found:
@@ -313,7 +314,9 @@ class Resolver:
             self.lookup_users[key].append(cache_key)
         return result
 
-    def bind_to(self, value, cls: str, receiver):
+    def bind_to(
+        self, value: tuple[Any, ...], cls: str, receiver: tuple[Any, ...]
+    ) -> tuple[Any, ...] | frozenset[Any] | set[Any]:
         """A function found on a class becomes what attribute access really gives."""
         if value[0] != "F" or value[1] not in self.functions:
             return (value,)
@@ -332,8 +335,14 @@ class Resolver:
         return (value,)
 
     # -- calls -------------------------------------------------------------
-    def call(self, owner: str, callees, args, kwargs) -> set:
-        results: set = set()
+    def call(
+        self,
+        owner: str,
+        callees: Iterable[Any],
+        args: tuple[Expr | None, ...],
+        kwargs: tuple[tuple[str | None, Expr | None], ...],
+    ) -> set[Any]:
+        results: set[Any] = set()
         for callee in sorted(callees):
             kind = callee[0]
             if kind == "F":
@@ -355,13 +364,21 @@ class Resolver:
                 self.container_call(callee[1], callee[2], args, results)
         return results
 
-    def invoke(self, owner, qualname, args, kwargs, receiver, results: set) -> None:
+    def invoke(
+        self,
+        owner: str,
+        qualname: str,
+        args: tuple[Expr | None, ...],
+        kwargs: tuple[tuple[str | None, Expr | None], ...],
+        receiver: tuple[Any, ...] | None,
+        results: set[Any],
+    ) -> None:
         info = self.functions.get(qualname)
         if info is None:
             return
         self.edge(owner, qualname)
         params = info.params
-        given: dict[str, frozenset | set] = {}
+        given: dict[str, frozenset[Any] | set[Any]] = {}
         offset = 0
         if receiver is not None and params:
             given[params[0]] = {receiver}
@@ -378,7 +395,13 @@ class Resolver:
             self.add(f"{qualname}.{name}", values)
         self.invoke_result(qualname, receiver, results, given)
 
-    def invoke_result(self, qualname, receiver, results: set, given=None) -> None:
+    def invoke_result(
+        self,
+        qualname: str,
+        receiver: tuple[Any, ...] | None,
+        results: set[Any],
+        given: dict[str, frozenset[Any] | set[Any]] | None = None,
+    ) -> None:
         """What a call returns; returned parameters pass this call's own arguments through."""
         info = self.functions[qualname]
         if info.is_generator:
@@ -390,7 +413,9 @@ class Resolver:
         for name in info.returned_params:
             results.update(given[name] if name in given else self.read(f"{qualname}.{name}"))
 
-    def container_call(self, key: str, name: str, args, results: set) -> None:
+    def container_call(
+        self, key: str, name: str, args: tuple[Expr | None, ...], results: set[Any]
+    ) -> None:
         elems = f"{key}.{ELEMS}"
         if name in _REORDERERS:
             self.add(f"{key}.{OPAQUE}", (True,))
@@ -408,7 +433,7 @@ class Resolver:
         elif isinstance(how, int) and len(args) > how and args[how] is not None:
             self.add(elems, self.eval(args[how]))
 
-    def store(self, constraint) -> None:
+    def store(self, constraint: tuple[Any, ...]) -> None:
         if constraint[0] == "setattr":
             _, base, name, value = constraint
             values = self.eval(value)
@@ -423,7 +448,7 @@ class Resolver:
                     self.add(f"{target[1]}.{ELEMS}", values)
                     self.add(f"{target[1]}.{OPAQUE}", (True,))
 
-    def access(self, owner: str, expr) -> None:
+    def access(self, owner: str, expr: Expr) -> None:
         """Reading a property on an instance calls its getter."""
         _, base, name = expr
         for value in sorted(self.eval(base)):

@@ -160,7 +160,7 @@ def parquet_row(task: Task) -> dict[str, Any]:
     return row
 
 
-def parquet_schema(extra_fields: Iterable[str] = ()):
+def parquet_schema(extra_fields: Iterable[str] = ()) -> Any:
     """A fixed schema, so files from different builds concatenate; unknown fields as JSON."""
     import pyarrow as pa
 

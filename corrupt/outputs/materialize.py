@@ -18,6 +18,7 @@ import stat
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from corrupt.errors import CorruptError, InputError, StoreError
 from corrupt.repos.models import Checkout, RepoSpec
@@ -64,7 +65,7 @@ def runner_script(command: str) -> str:
     )
 
 
-def task_manifest(task: Task) -> dict:
+def task_manifest(task: Task) -> dict[str, Any]:
     """What a harness needs to run the task; nothing that locates or undoes the corruption."""
     manifest = {
         "task_id": task.task_id,
@@ -154,7 +155,7 @@ def _write_repo(task: Task, root: Path, tree: Path, files: dict[str, tuple[str, 
     runner.chmod(0o755)
 
 
-def original_checkout(info: dict, *, cache_dir: Path | None = None) -> Checkout:
+def original_checkout(info: dict[str, Any], *, cache_dir: Path | None = None) -> Checkout:
     """The cached checkout of the commit a store was built from (``Store.checkout_info()``).
 
     A ``github:`` repository is reopened through its clone URL, so the cached
@@ -179,12 +180,12 @@ def original_checkout(info: dict, *, cache_dir: Path | None = None) -> Checkout:
     return pinned_checkout
 
 
-def original_tree(info: dict, *, cache_dir: Path | None = None) -> Path:
+def original_tree(info: dict[str, Any], *, cache_dir: Path | None = None) -> Path:
     """The cached tree of the commit a store was built from."""
     return original_checkout(info, cache_dir=cache_dir).path
 
 
-def _load(store_dir: Path, task_id: str) -> tuple[Task, dict, dict[str, tuple[str, str]]]:
+def _load(store_dir: Path, task_id: str) -> tuple[Task, dict[str, Any], dict[str, tuple[str, str]]]:
     from corrupt.tasks.store import Store
 
     store = Store.open(store_dir)

@@ -20,6 +20,7 @@ import json
 import re
 import tarfile
 from pathlib import Path
+from typing import Any
 
 from docker.errors import ImageNotFound
 
@@ -56,7 +57,7 @@ def task_image_tag(task_id: str) -> str:
     return f"corrupt/task.{name}:latest"
 
 
-def task_dockerfile(repo_image: str, config: dict, tree: Path) -> str:
+def task_dockerfile(repo_image: str, config: dict[str, Any], tree: Path) -> str:
     """The two-stage recipe; ``config`` is the repository image's ``Config`` (its ENV and CMD are kept)."""
     env = dict(item.split("=", 1) for item in config.get("Env") or [] if "=" in item)
     env.update(PYTHONPATH=import_root(tree), PYTHONHASHSEED="0")

@@ -216,7 +216,8 @@ def _resolve_remote(repo: git.Repo, url: str, rev: str | None, refresh: bool) ->
 
 def _rev_parse(repo: git.Repo, rev: str) -> str | None:
     try:
-        return repo.git.rev_parse("--verify", "--quiet", f"{rev}^{{commit}}")
+        sha: str = repo.git.rev_parse("--verify", "--quiet", f"{rev}^{{commit}}")
+        return sha
     except git.GitCommandError:
         return None
 

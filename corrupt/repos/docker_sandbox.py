@@ -21,7 +21,9 @@ import re
 import tarfile
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import docker
 import requests
@@ -34,6 +36,7 @@ from corrupt.repos.images import (
     LABEL_RECIPE,
     PYTHON,
     WORKDIR,
+    PipSettings,
     build_context,
     dockerfile,
     host_pip_settings,
@@ -118,7 +121,9 @@ class DockerSandbox(Sandbox):
 
     # -- images ----------------------------------------------------------
 
-    def prepare(self, checkout: Checkout, *, progress=None) -> Environment:
+    def prepare(
+        self, checkout: Checkout, *, progress: Callable[[str], None] | None = None
+    ) -> Environment:
         """Return the checkout's image, building it once (serialised across processes by a lock file)."""
         client = self.client  # fail on a missing engine before touching the cache
         tag = image_tag(checkout)
@@ -145,7 +150,7 @@ class DockerSandbox(Sandbox):
             return False
         return (image.labels or {}).get(LABEL_RECIPE) == digest
 
-    def _require_base_image(self, progress) -> None:
+    def _require_base_image(self, progress: Callable[[str], None] | None) -> None:
         try:
             self.client.images.get(self.base_image)
             return
@@ -162,7 +167,7 @@ class DockerSandbox(Sandbox):
             ) from None
 
     def _build(
-        self, tag: str, digest: str, recipe: str, checkout: Checkout, pip, log: Path
+        self, tag: str, digest: str, recipe: str, checkout: Checkout, pip: PipSettings, log: Path
     ) -> None:
         self.build_image(
             tag,
@@ -180,7 +185,7 @@ class DockerSandbox(Sandbox):
     def build_image(
         self,
         tag: str,
-        context,
+        context: BinaryIO,
         *,
         log: Path,
         what: str,
@@ -245,7 +250,7 @@ class DockerSandbox(Sandbox):
             ulimits.append(
                 docker.types.Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds)
             )
-        options: dict = {
+        options: dict[str, Any] = {
             "network_mode": "bridge" if limits.network else "none",
             "mem_limit": f"{limits.memory_mb}m",
             "memswap_limit": f"{limits.memory_mb}m",
@@ -345,7 +350,7 @@ def _io_archive(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
-def _read_out(container, name: str) -> bytes | None:
+def _read_out(container: Any, name: str) -> bytes | None:
     """``IO_PATH/name`` if it is a regular file within the cap; never extracted to disk."""
     try:
         stream, _ = container.get_archive(f"{IO_PATH}/{name}")
@@ -365,7 +370,7 @@ def _read_out(container, name: str) -> bytes | None:
         return handle.read() if handle else None
 
 
-def _remove(container) -> None:
+def _remove(container: Any) -> None:
     """Force-remove; a container already gone, or an engine gone with it, leaves nothing to clean."""
     with contextlib.suppress(APIError, requests.RequestException):
         container.remove(force=True)
@@ -376,6 +381,6 @@ def _short(exc: BaseException) -> str:
     return text[:300]
 
 
-def _say(progress, message: str) -> None:
+def _say(progress: Callable[[str], None] | None, message: str) -> None:
     if progress is not None:
         progress(message)

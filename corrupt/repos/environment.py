@@ -38,8 +38,11 @@ import subprocess
 import sys
 import time
 import tomllib
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from corrupt.cache import cache_root
 from corrupt.errors import InstallError
@@ -210,19 +213,19 @@ def _is_credential(name: str, value: str) -> bool:
     )
 
 
-def _read_toml(path: Path) -> dict:
+def _read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
 
 
-def _pick(table: dict) -> list[str]:
+def _pick(table: dict[str, Any]) -> list[str]:
     tests = [name for name in table if name.lower() in TEST_NAMES]
     return tests or [name for name in table if name.lower() in DEV_NAMES]
 
 
-def _expand_group(groups: dict, name: str, seen: set[str]) -> list[str]:
+def _expand_group(groups: dict[str, Any], name: str, seen: set[str]) -> list[str]:
     """PEP 735 groups may include other groups with ``{include-group = "x"}``."""
     if name in seen:
         return []
@@ -301,7 +304,9 @@ class _Installer:
         # hatch-vcs) need a stand-in version to build at all.
         self.env.setdefault("SETUPTOOLS_SCM_PRETEND_VERSION", "0.0.0")
 
-    def _launch(self, argv: list[str]):
+    def _launch(
+        self, argv: list[str]
+    ) -> Callable[..., AbstractContextManager[subprocess.Popen[bytes]]]:
         if self.bwrap is None:
             return functools.partial(unboxed, argv, self.source)
         self.venv.mkdir(parents=True, exist_ok=True)
@@ -367,7 +372,11 @@ def _find_uv() -> str | None:
 
 
 def create_environment(
-    checkout: Checkout, *, cache_dir: Path | None = None, progress=None, isolation: bool = True
+    checkout: Checkout,
+    *,
+    cache_dir: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+    isolation: bool = True,
 ) -> Environment:
     """Return the checkout's venv, building it (and its install log) if not cached."""
     key = environment_key(checkout)
@@ -389,7 +398,14 @@ def create_environment(
     return env
 
 
-def _build(checkout: Checkout, venv: Path, log: Path, progress, *, isolation: bool) -> None:
+def _build(
+    checkout: Checkout,
+    venv: Path,
+    log: Path,
+    progress: Callable[[str], None] | None,
+    *,
+    isolation: bool,
+) -> None:
     remove_tree(venv)
     log.write_text(
         f"corrupt environment for {checkout.name} at {checkout.commit}\n", encoding="utf-8"
@@ -431,7 +447,9 @@ def _build(checkout: Checkout, venv: Path, log: Path, progress, *, isolation: bo
         marker.write(f"{time.monotonic() - started:.1f}s\n")
 
 
-def _install_project(installer: _Installer, root: Path, progress) -> None:
+def _install_project(
+    installer: _Installer, root: Path, progress: Callable[[str], None] | None
+) -> None:
     if any((root / name).is_file() for name in PACKAGING_FILES):
         _say(progress, "installing the project")
         installer.install("project", [str(root)])
@@ -439,6 +457,6 @@ def _install_project(installer: _Installer, root: Path, progress) -> None:
         installer.install("requirements.txt", ["-r", str(root / "requirements.txt")])
 
 
-def _say(progress, message: str) -> None:
+def _say(progress: Callable[[str], None] | None, message: str) -> None:
     if progress is not None:
         progress(message)

@@ -31,6 +31,7 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from corrupt.repos.bubblewrap import Box, box_argv
 from corrupt.repos.limits import die_with_parent
@@ -76,8 +77,8 @@ def _resolv_conf() -> Path:
 
 @contextlib.contextmanager
 def started(
-    bwrap: str, box: Box, argv: list[str], cwd: Path, **popen
-) -> Iterator[subprocess.Popen]:
+    bwrap: str, box: Box, argv: list[str], cwd: Path, **popen: Any
+) -> Iterator[subprocess.Popen[bytes]]:
     """``argv`` running in ``box`` (its network connected first); the network stops on exit."""
     if box.network != "user":
         yield subprocess.Popen(box_argv(bwrap, box, argv, cwd), cwd=cwd, **popen)
@@ -141,7 +142,7 @@ def _owning_userns(pid: int) -> int:
         os.close(inner)
 
 
-def _connect(pid: int) -> subprocess.Popen | None:
+def _connect(pid: int) -> subprocess.Popen[bytes] | None:
     ready_r, ready_w = os.pipe()
     try:
         userns = _owning_userns(pid)
@@ -180,6 +181,6 @@ def _connect(pid: int) -> subprocess.Popen | None:
 
 
 @contextlib.contextmanager
-def unboxed(argv: list[str], cwd: Path, **popen) -> Iterator[subprocess.Popen]:
+def unboxed(argv: list[str], cwd: Path, **popen: Any) -> Iterator[subprocess.Popen[bytes]]:
     """``argv`` as a plain child process (``--no-isolation``)."""
     yield subprocess.Popen(argv, cwd=cwd, **popen)

@@ -29,6 +29,8 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from corrupt.cache import cache_root
@@ -61,7 +63,9 @@ class LocalSandbox(Sandbox):
         if isolation:
             require_bwrap()  # refuse up front, before any work, where no box can be built
 
-    def prepare(self, checkout: Checkout, *, progress=None) -> Environment:
+    def prepare(
+        self, checkout: Checkout, *, progress: Callable[[str], None] | None = None
+    ) -> Environment:
         return create_environment(
             checkout, cache_dir=self.cache_dir, progress=progress, isolation=self.isolation
         )
@@ -103,7 +107,12 @@ class LocalSandbox(Sandbox):
             remove_tree(scratch)
 
 
-def _run(launch, env: dict[str, str], limits: Limits, scratch: Path) -> CommandResult:
+def _run(
+    launch: Callable[..., AbstractContextManager[subprocess.Popen[bytes]]],
+    env: dict[str, str],
+    limits: Limits,
+    scratch: Path,
+) -> CommandResult:
     with (
         confined(limits) as preexec,
         open(scratch / "stdout", "wb") as out,

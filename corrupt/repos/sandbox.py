@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import stat
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
 
 from corrupt.errors import SandboxError
@@ -32,7 +33,9 @@ class Sandbox(ABC):
     name: str = "abstract"
 
     @abstractmethod
-    def prepare(self, checkout: Checkout, *, progress=None) -> Environment:
+    def prepare(
+        self, checkout: Checkout, *, progress: Callable[[str], None] | None = None
+    ) -> Environment:
         """Create (or reuse from cache) the environment the checkout's tests run in."""
 
     @abstractmethod

@@ -64,7 +64,7 @@ def sweep(parent: Path | None = None) -> list[Path]:
     return removed
 
 
-def _abandoned(entry: os.DirEntry) -> bool:
+def _abandoned(entry: os.DirEntry[str]) -> bool:
     pid = entry.name[len(PREFIX) :].split("-", 1)[0]
     if not pid.isdigit() or not entry.is_dir(follow_symlinks=False):
         return False

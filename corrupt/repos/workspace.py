@@ -45,7 +45,7 @@ class Workspace:
         shutil.copytree(self.checkout.path, self._root / "tree", symlinks=True, ignore=IGNORED)
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def close(self) -> None:

@@ -29,8 +29,8 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
+from unidiff.patch import PatchSet
 
 from corrupt.errors import CorruptError
 

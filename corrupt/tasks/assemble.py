@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import networkx as nx
@@ -192,7 +193,7 @@ def effect_of(
     )
 
 
-def _locator(symbols: dict[str, Symbol]):
+def _locator(symbols: dict[str, Symbol]) -> Callable[[str, int], str | None]:
     """Map (file, line) to the innermost function containing it."""
     by_file: dict[str, list[Symbol]] = {}
     for sym in symbols.values():

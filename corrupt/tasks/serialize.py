@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Any
 
 from corrupt.corruptors.models import Bug, Corruption, Effect, FileChange
 
 
-def corruption_to_dict(corruption: Corruption) -> dict:
+def corruption_to_dict(corruption: Corruption) -> dict[str, Any]:
     return asdict(corruption)
 
 
-def corruption_from_dict(data: dict) -> Corruption:
+def corruption_from_dict(data: dict[str, Any]) -> Corruption:
     return Corruption(
         kind=data["kind"],
         corruptor=data["corruptor"],

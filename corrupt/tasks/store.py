@@ -126,7 +126,7 @@ class Store:
 
     # -- the repository this store belongs to ---------------------------------
 
-    def bind_repo(self, info: dict) -> None:
+    def bind_repo(self, info: dict[str, Any]) -> None:
         """Record which repo+commit this folder holds; refuse a different one."""
         current = self.checkout_info()
         if current and (current.get("name"), current.get("commit")) != (
@@ -146,7 +146,7 @@ class Store:
         self.set_meta("engine", engine)
         return previous if isinstance(previous, dict) and previous != engine else None
 
-    def checkout_info(self) -> dict:
+    def checkout_info(self) -> dict[str, Any]:
         row = self._query_one("SELECT value FROM meta WHERE key = 'repo'")
         return json.loads(row[0]) if row else {}
 
@@ -160,7 +160,9 @@ class Store:
 
     # -- functions -------------------------------------------------------------
 
-    def save_functions(self, rows: list[tuple[str, str, int, int, int, bool, dict]]) -> None:
+    def save_functions(
+        self, rows: list[tuple[str, str, int, int, int, bool, dict[str, Any]]]
+    ) -> None:
         with self._transaction() as db:
             db.execute("DELETE FROM functions")
             db.executemany(
@@ -181,7 +183,7 @@ class Store:
         return [_candidate_row(r) for r in self._query(sql + " ORDER BY rowid", args)]
 
     def record_candidate(
-        self, row: CandidateRow, task: Task | None = None, files: dict | None = None
+        self, row: CandidateRow, task: Task | None = None, files: dict[str, list[str]] | None = None
     ) -> None:
         """Write a candidate's outcome, and its task when accepted, in one transaction."""
         with self._transaction() as db:
@@ -281,11 +283,11 @@ class Store:
 
     # -- plumbing -----------------------------------------------------------------
 
-    def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             return self._db.execute(sql, args).fetchall()
 
-    def _query_one(self, sql: str, args: tuple = ()) -> tuple | None:
+    def _query_one(self, sql: str, args: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
         rows = self._query(sql, args)
         return rows[0] if rows else None
 

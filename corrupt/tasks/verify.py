@@ -190,7 +190,20 @@ def _comment_count(source: str) -> int:
         return 0
 
 
-def _signature(tree: ast.Module, sym: Symbol) -> tuple | None:
+def _signature(
+    tree: ast.Module, sym: Symbol
+) -> (
+    tuple[
+        tuple[str, ...],
+        tuple[str, ...],
+        str | None,
+        tuple[str, ...],
+        str | None,
+        tuple[str, ...],
+        bool,
+    ]
+    | None
+):
     """Parameter names and kinds of the target (defaults ignored). The target is found
     by its def line, which a corruption never moves (lines outside the target are
     checked unchanged first): a name alone cannot tell a property's getter from its

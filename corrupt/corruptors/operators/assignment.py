@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import libcst as cst
 
@@ -242,7 +243,7 @@ class LateBindingClosure(Operator):
                     if kept and i == len(members) - 1:
                         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
                     new_params = params.with_changes(**{group: kept})
-                    changes: dict = {"params": new_params}
+                    changes: dict[str, Any] = {"params": new_params}
                     if isinstance(node, cst.Lambda) and not _all_params(new_params):
                         changes["whitespace_after_lambda"] = cst.MaybeSentinel.DEFAULT
                     yield Site(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import libcst as cst
 
@@ -25,7 +25,7 @@ NESTED_SCOPES = (
     cst.DictComp,
     cst.GeneratorExp,
 )
-Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
+Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[cst.CSTNode]
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class FunctionContext:
     _index: dict[int, int] = field(default_factory=dict)
     _nested: set[int] = field(default_factory=set)
     _end: dict[int, int] = field(default_factory=dict)
-    _by_type: dict[tuple, list] = field(default_factory=dict)
+    _by_type: dict[tuple[type[cst.CSTNode], ...], list[cst.CSTNode]] = field(default_factory=dict)
     _variables: list[cst.Name] | None = None
     _loads: dict[str, list[cst.Name]] | None = None
 
@@ -129,7 +129,7 @@ class FunctionContext:
     def in_nested_scope(self, node: cst.CSTNode) -> bool:
         return id(node) in self._nested
 
-    def of_type(self, *types: type[cst.CSTNode]) -> list:
+    def of_type(self, *types: type[cst.CSTNode]) -> list[Any]:
         key = types
         if key not in self._by_type:
             self._by_type[key] = [node for node in self.nodes if isinstance(node, types)]
