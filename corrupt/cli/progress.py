@@ -82,9 +82,8 @@ class RichProgress(build.Progress):
             advance=int(accepted),
             detail=f"{tried + 1} tried, {verified + int(accepted)} verified, {test_runs} test runs",
         )
-        duplicate = (
-            row.status == CandidateStatus.VERIFIED
-        )  # verified, but another candidate wrote the task
+        # verified, but another candidate wrote the task
+        duplicate = row.status == CandidateStatus.VERIFIED
         outcome = "verified" if accepted else "duplicate" if duplicate else str(row.status)
         why = f" ({row.reason})" if row.reason and not accepted else ""
         self._line(

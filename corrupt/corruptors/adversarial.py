@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from corrupt.corruptors.models import (
-    Bug,
     Corruption,
     CorruptionKind,
     CorruptionOutcome,
@@ -240,16 +239,7 @@ def _corruption(
 ) -> Corruption:
     mutant, result = best.mutant, best.result
     profile = best.subtlety(distance_to)
-    bug = Bug(
-        target=qualname,
-        file=file,
-        lines=list(mutant.lines),
-        category=mutant.odc_category,
-        subcategory=mutant.odc_subcategory,
-        operator=mutant.operator,
-        hef_category=mutant.hef_category,
-        effect=effect_of(result, best.names, distance_to),
-    )
+    bug = mutant.bug(effect_of(result, best.names, distance_to))
     others = [
         {
             "operator": s.mutant.operator,

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import libcst as cst
 
 from corrupt.corruptors.models import (
-    Bug,
     Corruption,
     CorruptionKind,
     CorruptionOutcome,
@@ -50,21 +49,12 @@ class DeletionCorruptor:
         except TargetNotFound as exc:
             rejection = Rejection(RejectionKind.NOT_FOUND, exc.message)
             return CorruptionOutcome(target.qualname, rejection=rejection)
-        bug = Bug(
-            target=target.qualname,
-            file=target.file,
-            lines=mutant.lines,
-            category=mutant.odc_category,
-            subcategory=mutant.odc_subcategory,
-            operator=mutant.operator,
-            hef_category=mutant.hef_category,
-        )
         corruption = Corruption(
             kind=CorruptionKind.DELETION,
             corruptor=self.name,
             targets=[target.qualname],
             files={target.file: FileChange(target.source, mutant.corrupted)},
-            bugs=[bug],
+            bugs=[mutant.bug()],
         )
         return CorruptionOutcome(target.qualname, corruption=corruption, candidates=1)
 

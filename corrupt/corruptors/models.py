@@ -114,15 +114,28 @@ class Mutant:
     target: str  # qualname
     file: str  # relative path
     operator: str  # catalogue name, e.g. "flip_comparison"
-    odc_category: (
-        str  # Assignment | Checking | Algorithm | Build/Package/Merge | Timing/Serialization
-    )
+    # Assignment | Checking | Algorithm | Build/Package/Merge | Timing/Serialization
+    odc_category: str
     odc_subcategory: str  # off-by-one, negation error, missing check, ...
-    hef_category: str  # value misuse | missing logic | excess logic | operator misuse | variable misuse | function misuse
+    # value misuse | missing logic | excess logic | operator misuse | variable misuse | function misuse
+    hef_category: str
     original: str  # whole file text before
     corrupted: str  # whole file text after
     lines: list[int]  # 1-based lines of the corrupted file that differ
     description: str = ""  # human-readable, never shown to solvers
+
+    def bug(self, effect: Effect | None = None) -> Bug:
+        """The bug this mutant plants, as a task records it."""
+        return Bug(
+            target=self.target,
+            file=self.file,
+            lines=list(self.lines),
+            category=self.odc_category,
+            subcategory=self.odc_subcategory,
+            operator=self.operator,
+            hef_category=self.hef_category,
+            effect=effect or Effect(),
+        )
 
 
 @dataclass
@@ -174,9 +187,8 @@ class CorruptionOutcome:
     rejection: Rejection | None = None
     candidates: int = 0
     screened: int = 0
-    tried: list[dict[str, Any]] = field(
-        default_factory=list
-    )  # per candidate: operator, lines, outcome, failing
+    # per candidate: operator, lines, outcome, failing
+    tried: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Screener(Protocol):

@@ -390,9 +390,8 @@ def create_environment(
         return env
     envs.mkdir(parents=True, exist_ok=True)
     with open(envs / f"{key}.lock", "w") as lock:
-        fcntl.flock(
-            lock, fcntl.LOCK_EX
-        )  # concurrent builds of one repo: the first builds, the rest wait
+        # concurrent builds of one repo: the first builds, the rest wait
+        fcntl.flock(lock, fcntl.LOCK_EX)
         if not (venv / MARKER).is_file():
             _build(checkout, venv, log, progress, isolation=isolation)
     return env

@@ -142,9 +142,8 @@ class TestReport:
     stopped_early: bool = False  # hit the failure budget
     output_tail: str = ""  # last lines of pytest's own output, for error messages
     collect_errors: dict[str, str] = field(default_factory=dict)  # module nodeid -> error text
-    line_coverage: dict[str, dict[int, list[str]]] = field(
-        default_factory=dict
-    )  # coverage runs only
+    # coverage runs only
+    line_coverage: dict[str, dict[int, list[str]]] = field(default_factory=dict)
 
     def failing(self) -> set[str]:
         return {n for n, r in self.results.items() if r.outcome in FAILING_OUTCOMES}

@@ -30,6 +30,7 @@ from corrupt.tasks.models import (
     RepoRef,
     TargetRef,
     Task,
+    TaskMode,
     TestsRecord,
 )
 from corrupt.tasks.verify import Repair, Verification
@@ -53,7 +54,7 @@ def build_task(
     repair: Repair,
     verification: Verification,
     targets: list[Target],
-    mode: str,
+    mode: TaskMode,
     slice_name: str,
     seed: int,
     symbols: dict[str, Symbol],
@@ -83,7 +84,7 @@ def build_task(
         repo=RepoRef(
             name=checkout.name, url=checkout.url, commit=checkout.commit, stars=checkout.stars
         ),
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,
         kind=corruption.kind,
         corruptor=corruption.corruptor,
         targets=[

@@ -532,9 +532,8 @@ class _Run:
         return row, task, files
 
     def _request(self, mode: BuildMode, targets: list[Target]) -> CorruptionRequest:
-        located = (
-            mode != BuildMode.REMOVE
-        )  # only screened corruptions rank failures by call-graph distance
+        # only screened corruptions rank failures by call-graph distance
+        located = mode != BuildMode.REMOVE
         sources = tuple(
             TargetSource(
                 file=t.file,

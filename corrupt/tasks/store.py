@@ -67,9 +67,8 @@ class CandidateRow:
     screened: int
     seconds: float
     task_id: str | None
-    payload: (
-        dict[str, Any] | None
-    )  # verified: {"task": ..., "files": ...}; found: {"corruption": ...}
+    # verified: {"task": ..., "files": ...}; found: {"corruption": ...}
+    payload: dict[str, Any] | None
     rejection: Rejection | None = None
 
     @property
