@@ -50,7 +50,7 @@ from corrupt.tasks.engine import engine_identity
 from corrupt.tasks.models import BuildMode, Task
 from corrupt.tasks.screen import RunBudget, TreeScreener
 from corrupt.tasks.serialize import corruption_from_dict, corruption_to_dict
-from corrupt.tasks.store import CandidateRow, CandidateStatus, Store
+from corrupt.tasks.store import STORE_NAME, CandidateRow, CandidateStatus, Store
 from corrupt.tasks.verify import make_repair, static_problems, verify_dynamic
 
 ALL_MODES = "all"
@@ -180,6 +180,8 @@ class Build:
         self.progress = progress or Progress()
         self.stage_seconds: dict[str, float] = {}
         self.modes = options.modes()
+        self._new_out = False  # whether this run created the build folder's store
+        self._made_folders: set[Path] = set()  # folders this run created for it
 
     @contextmanager
     def _stage(self, name: str) -> Iterator[None]:
@@ -236,9 +238,12 @@ class Build:
                 run = _Run(self, ready, sandbox, store, spec_, single)
                 modes = run.all_modes(ordered, stack)
             jsonl = store.write_jsonl()
-        finally:
+        except BaseException:
             for opened in stores:
-                opened.close()
+                self._abandon(opened)
+            raise
+        else:
+            store.close()
         return BuildSummary(
             repo=ready.checkout.name,
             commit=ready.checkout.commit,
@@ -253,9 +258,22 @@ class Build:
             jsonl=jsonl,
         )
 
+    def _abandon(self, store: Store) -> None:
+        """Close the store of a failed build; one this run created and never wrote a candidate to
+        goes, with the output folder when that is left empty, so a refused repository leaves nothing."""
+        if not self._new_out or store.candidates():
+            store.close()
+            return
+        store.discard()
+        for folder in (self.o.out, *self.o.out.parents):
+            if folder in self._made_folders and not any(folder.iterdir()):
+                folder.rmdir()
+
     def _open_store(self, checkout: Checkout) -> Store:
         """The build folder's store, bound to this checkout (a folder of another repository is refused)."""
         o = self.o
+        self._new_out = not (o.out / STORE_NAME).exists()
+        self._made_folders = {p for p in (o.out, *o.out.parents) if not p.exists()}
         store = Store.open(o.out, create=True)
         try:
             store.bind_repo(

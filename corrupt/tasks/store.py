@@ -112,6 +112,12 @@ class Store:
         with self._lock:
             self._db.close()
 
+    def discard(self) -> None:
+        """Close and delete this store (its WAL files too): for a build that failed before any candidate."""
+        self.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:

@@ -284,4 +284,19 @@ def test_impossible_slice_is_a_clear_error(example, built, tmp_path):
     )
     assert result.returncode == 21, result.stderr
     assert "holds none of the" in result.stderr and "Traceback" not in result.stderr
-    assert not (tmp_path / "o" / "tasks.jsonl").exists()
+    assert not (tmp_path / "o").exists()  # nothing was tried: no empty store is left behind
+
+
+def test_a_refused_repository_leaves_no_build_folder(tmp_path):
+    red = shutil.copytree(
+        ROOT / "tests" / "fixtures" / "repos_run" / "red", tmp_path / "red", ignore=IGNORE
+    )
+    out = tmp_path / "builds" / "red"
+    result = run_corrupt("build", str(red), "--out", str(out))
+    assert result.returncode == 15, result.stderr
+    assert "baseline is red" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "builds").exists()
+    (tmp_path / "kept").mkdir()  # a folder the user made stays, only the store goes
+    result = run_corrupt("build", str(red), "--out", str(tmp_path / "kept"))
+    assert result.returncode == 15 and (tmp_path / "kept").is_dir()
+    assert list((tmp_path / "kept").iterdir()) == []
