@@ -183,8 +183,11 @@ def test_prepare_reuses_the_image(sandbox, contract, engine):
 
 def test_ctrl_c_during_a_run_removes_the_container(engine, contract, tree):
     host, base = engine
+    # Ctrl-C as in a terminal: a suite started in the background inherits SIGINT ignored,
+    # and Python then never turns it into KeyboardInterrupt.
     script = textwrap.dedent(f"""
-        import pathlib, sys
+        import pathlib, signal, sys
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from corrupt.repos.docker_sandbox import DockerSandbox
         from corrupt.repos.models import Command, Environment
         box = DockerSandbox(base_image={base!r}, docker_host={host!r})
