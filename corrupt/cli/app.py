@@ -272,6 +272,75 @@ def export(
     )
 
 
+@app.command()
+@friendly
+def score(
+    tasks: Path = typer.Argument(..., help="build folder (the --out of corrupt build)"),
+    predictions: Path = typer.Argument(
+        ...,
+        help="SWE-bench predictions: JSONL or JSON (instance_id, model_name_or_path, model_patch)",
+    ),
+    out: Path | None = typer.Option(
+        None, help="scores JSONL to write (default: TASKS/scores/<predictions>.jsonl)"
+    ),
+    jobs: int = typer.Option(
+        1, help="predictions scored in parallel, each in its own working copy"
+    ),
+    sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where the patched code runs"),
+    base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
+    epsilon: int = typer.Option(2, help="extra edited lines per bug that precision tolerates"),
+    as_json: bool = typer.Option(False, "--json", help="print the aggregate as JSON"),
+) -> None:
+    """Grade predicted patches: resolved, right function, PDB precision and recall."""
+    import json
+
+    from corrupt.cli.scoring import RichScoreProgress, score_table
+    from corrupt.scoring.score import ScoreOptions, score_predictions
+    from corrupt.scoring.summary import summarize
+
+    options = ScoreOptions(
+        build=tasks,
+        predictions=predictions,
+        out=out,
+        jobs=jobs,
+        sandbox=sandbox,
+        base_image=base_image,
+        epsilon=epsilon,
+    )
+    shown = err_console if as_json else console
+    with RichScoreProgress(shown) as progress:
+        run = score_predictions(options, progress)
+    groups = summarize(run.scores)
+    if as_json:
+        console.print_json(json.dumps([g.as_dict() for g in groups]))
+        return
+    console.print(score_table(groups))
+    resolved = sum(s.resolved for s in run.scores)
+    console.print(
+        f"{resolved} of {len(run.scores)} predictions resolved -> {run.out}", highlight=False
+    )
+
+
+@app.command()
+@friendly
+def report(
+    build: Path = typer.Argument(..., help="build folder (the --out of corrupt build)"),
+    scores: list[Path] | None = typer.Option(
+        None, "--scores", help="scores JSONL of corrupt score (repeatable: one per model or run)"
+    ),
+    out: Path = typer.Option(Path("report.html"), help="HTML file to write"),
+) -> None:
+    """Write one self-contained HTML page: the build, its tasks' difficulty, and scores."""
+    from corrupt.outputs.report import load_report_data, write_report
+
+    data = load_report_data(build, list(scores or []))
+    written = write_report(data, out)
+    console.print(
+        f"report of {len(data.tasks)} tasks and {len(data.scores)} scores -> {written}",
+        highlight=False,
+    )
+
+
 @app.command(name="slice")
 @friendly
 def slice_command(

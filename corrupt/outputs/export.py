@@ -14,6 +14,9 @@
   applying it to ``buggy_code`` gives ``gt_solution``.  Needs the file contents, which the task record does not
   carry: pass ``files_for(task) -> {path: (original, corrupted)}``
   (``Store.task_files`` fits).
+- ``gold``: SWE-bench predictions (``instance_id``, ``model_name_or_path`` =
+  ``gold``, ``model_patch`` = the fix patch): what ``corrupt score`` grades
+  as a perfect solver, a check of the scorer and of the tasks.
 - ``parquet``: the task record as one row per task, loadable with
   ``datasets.load_dataset("parquet", data_files=...)``.  Maps whose keys vary
   per task (``edit_script``, per-target ``metrics``) are JSON strings, so every
@@ -44,6 +47,7 @@ class ExportFormat(StrEnum):
     SWESMITH = "swesmith"  # SWE-smith task instances
     PDB = "pdb"  # one PDB record per bug, with its edit script
     PARQUET = "parquet"  # our task records, columnar
+    GOLD = "gold"  # SWE-bench predictions holding the fix patches (for corrupt score)
 
 
 DEFAULT_NAMES = {
@@ -51,6 +55,7 @@ DEFAULT_NAMES = {
     ExportFormat.SWESMITH: "swesmith.jsonl",
     ExportFormat.PDB: "pdb.jsonl",
     ExportFormat.PARQUET: "tasks.parquet",
+    ExportFormat.GOLD: "gold.predictions.jsonl",
 }
 FilesFor = Callable[[Task], dict[str, tuple[str, str]]]
 
@@ -288,6 +293,13 @@ def export_tasks(
         return len(tasks)
     if fmt == "swesmith":
         _atomic_write(out, _write_text_lines(_json_lines(swesmith_record(t) for t in tasks)))
+        return len(tasks)
+    if fmt == "gold":
+        predictions = (
+            {"instance_id": t.task_id, "model_name_or_path": "gold", "model_patch": t.fix_patch}
+            for t in tasks
+        )
+        _atomic_write(out, _write_text_lines(_json_lines(predictions)))
         return len(tasks)
     if fmt == "pdb":
         if files_for is None:

@@ -62,6 +62,21 @@ class Workspace:
             raise InputError(f"path {relative!r} is outside the working copy")
         return folder / target.name
 
+    def read(self, relative: str) -> str | None:
+        """A regular file's text in the working copy (never through a link); None otherwise."""
+        data = _read_regular(self._resolve(relative))
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    def put(self, files: dict[str, str | None]) -> None:
+        """Write ``files`` (relative path -> text, None to remove) for good; no restore."""
+        for relative, text in files.items():
+            target = self._resolve(relative)
+            if text is None:
+                _unlink(target)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _write_no_follow(self._resolve(relative), text.encode("utf-8"))
+
     @contextmanager
     def patched(self, files: dict[str, str]) -> Iterator[Path]:
         """Write ``files`` (relative path -> text) and restore the originals exactly on exit."""

@@ -33,25 +33,6 @@ def run_corrupt(
     )
 
 
-@pytest.fixture(scope="module")
-def example(tmp_path_factory) -> Path:
-    """A frozen copy of the bundled example, so edits to it cannot change a running test."""
-    dest = tmp_path_factory.mktemp("example") / "minishop"
-    shutil.copytree(EXAMPLE, dest, ignore=IGNORE)
-    return dest
-
-
-@pytest.fixture(scope="module")
-def built(example, tmp_path_factory) -> tuple[Path, list[dict]]:
-    out = tmp_path_factory.mktemp("build") / "minishop"
-    result = run_corrupt(
-        "build", str(example), "--mode", "all", "--n", "2", "--seed", "7", "--out", str(out)
-    )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
-    return out, tasks
-
-
 def pytest_outcomes(tree: Path, known: set[str]) -> dict[str, str]:
     """Run the example's suite with plain pytest; nodeid -> PASSED/FAILED/ERROR.
 
@@ -179,8 +160,9 @@ def test_definitions_sharing_a_name_build_in_every_mode_and_verify(tmp_path):
     verify_independently(source, tasks, tmp_path / "check")
 
 
-def test_rerun_resumes_without_duplicates(example, built):
-    out, tasks = built
+def test_rerun_resumes_without_duplicates(example, built, tmp_path):
+    out, tasks = built[0], built[1]
+    out = shutil.copytree(out, tmp_path / "minishop")  # the shared build stays as it was
     with sqlite3.connect(
         out / "store.sqlite"
     ) as db:  # as if an older corrupt had built this folder

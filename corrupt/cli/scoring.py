@@ -1,0 +1,99 @@
+"""Rich rendering of ``corrupt score``: a progress bar and the closing table."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from corrupt.scoring.models import Score
+from corrupt.scoring.score import ScoreProgress
+from corrupt.scoring.summary import ScoreGroup
+
+
+class RichScoreProgress(ScoreProgress):
+    """A bar over the predictions; off a terminal, one line per scored prediction."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.lines = not console.is_terminal
+        self.bar = Progress(
+            SpinnerColumn(),
+            TextColumn("[bold]scoring"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[detail]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self.task = self.bar.add_task("scoring", total=None, detail="")
+        self.resolved = 0
+
+    def __enter__(self) -> RichScoreProgress:
+        self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.stop()
+
+    def start(self, total: int, done: int) -> None:
+        self.bar.update(self.task, total=total, completed=done)
+        if done:
+            self.note(f"{done} of {total} predictions already scored in the output file")
+
+    def scored(self, score: Score) -> None:
+        self.resolved += score.resolved
+        self.bar.update(self.task, advance=1, detail=f"{self.resolved} resolved")
+        if self.lines:
+            verdict = "resolved" if score.resolved else (score.error or "not resolved")
+            self.console.print(
+                f"{escape(score.task_id)} ({escape(score.model)}): {escape(verdict)}",
+                highlight=False,
+            )
+
+    def note(self, message: str) -> None:
+        self.console.print(f"note: {escape(message)}", highlight=False)
+
+
+def score_table(groups: list[ScoreGroup]) -> Table:
+    table = Table(title="scores")
+    for column in (
+        "model",
+        "mode",
+        "kind",
+        "slice",
+        "functions",
+        "tasks",
+        "resolved",
+        "right fn",
+        "precision",
+        "recall",
+        "tampered",
+    ):
+        table.add_column(column, justify="right" if column in ("functions", "tasks") else "left")
+    for g in groups:
+        table.add_row(
+            escape(g.model),
+            g.mode,
+            g.kind,
+            g.slice,
+            str(g.n_functions),
+            str(g.tasks),
+            f"{g.resolved_pct:.1f}%",
+            "-" if g.right_function_pct is None else f"{g.right_function_pct:.1f}%",
+            "-" if g.precision is None else f"{g.precision:.3f}",
+            f"{g.recall:.3f}",
+            str(g.tampered),
+            style="bold" if g.mode == "all" else None,
+        )
+    return table

@@ -1,0 +1,192 @@
+"""Reading a solver's patch (edits as written, located in the corrupted text),
+PDB alignment and precision, test-support detection and the predictions format."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from corrupt.errors import InputError
+from corrupt.scoring.models import load_predictions
+from corrupt.scoring.patch import (
+    Edit,
+    PatchError,
+    apply_patch,
+    check_patch,
+    edit_script_of,
+    is_test_support,
+    read_patch,
+)
+from corrupt.scoring.pdb import align
+from corrupt.source.edits import apply_edit_script, edit_script
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from solver_patches import diff, rewritten  # noqa: E402
+
+CORRUPTED = "".join(f"line {n}\n" for n in range(1, 21)).replace("line 10\n", "line ten\n")
+ORIGINAL = CORRUPTED.replace("line ten\n", "line 10\n")
+
+
+def edits_of(patch: str, text: str = CORRUPTED) -> list[Edit]:
+    return read_patch(patch, lambda path: text if path == "m.py" else "").edits
+
+
+def test_a_one_line_fix_is_one_modify_on_the_corrupted_line():
+    (edit,) = edits_of(diff("m.py", CORRUPTED, ORIGINAL))
+    assert (edit.file, edit.line, edit.kind, edit.original, edit.modified) == (
+        "m.py",
+        10,
+        "Modify",
+        "line ten",
+        "line 10",
+    )
+
+
+def test_edits_as_written_rebuild_the_patched_text():
+    after = CORRUPTED.replace("line 3\n", "").replace("line 15\n", "line 15\nnew a\nnew b\n")
+    after = after.replace("line ten\n", "line 10\n")
+    edits = edits_of(diff("m.py", CORRUPTED, after))
+    assert sorted((e.kind, e.line) for e in edits) == [
+        ("Add", 16),
+        ("Add", 16),
+        ("Delete", 3),
+        ("Modify", 10),
+    ]
+    assert apply_edit_script(CORRUPTED, edit_script_of(edits)) == after
+    # the same keys as the ground truth's own edit script
+    assert set(edit_script_of(edits)) == set(edit_script(after, CORRUPTED))
+
+
+def test_a_rewritten_file_counts_every_line_it_rewrites():
+    edits = edits_of(rewritten("m.py", CORRUPTED, ORIGINAL))
+    assert len(edits) == 20 and {e.kind for e in edits} == {"Modify"}
+    assert len({e.block for e in edits}) == 1
+
+
+def test_hunks_with_wrong_line_numbers_are_located_by_their_text():
+    patch = diff("m.py", CORRUPTED, ORIGINAL).replace("@@ -7,7 +7,7 @@", "@@ -2,7 +2,7 @@")
+    assert "@@ -2,7" in patch
+    (edit,) = edits_of(patch)
+    assert edit.line == 10
+
+
+def test_precision_counts_unaligned_and_excess_edits():
+    truth = [[Edit("m.py", 10, "Modify", "line ten", "line 10")]]
+    gold = [Edit("m.py", 10, "Modify", "line ten", "line 10", block=1)]
+    far = Edit("m.py", 19, "Modify", "line 19", "line nineteen", block=2)
+    nearby_same = [Edit("m.py", 11, "Modify", "line 11", "line 10", block=3)]
+    assert align(gold, truth, 2).precision == 1.0
+    assert align(gold + [far], truth, 2).precision == 0.5
+    assert align([], truth, 2).precision is None
+    assert align(nearby_same, truth, 2).aligned == [nearby_same]  # one line off, same content
+    assert align(nearby_same, truth, 0).aligned == [[]]
+    block = [Edit("m.py", n, "Modify", f"line {n}", f"line {n}", block=4) for n in range(5, 16)]
+    result = align(block, truth, 2)
+    assert len(result.aligned[0]) == 11 and result.precision == round(3 / 11, 4)
+
+
+def test_each_edit_goes_to_the_nearest_bug():
+    truth = [
+        [Edit("m.py", 3, "Modify", "a", "b")],
+        [Edit("m.py", 12, "Modify", "c", "d")],
+    ]
+    made = [
+        Edit("m.py", 3, "Modify", "a", "b", block=1),
+        Edit("m.py", 12, "Modify", "c", "d", block=2),
+    ]
+    result = align(made, truth, 2)
+    assert result.aligned == [[made[0]], [made[1]]]
+    assert result.precision == 1.0
+
+
+@pytest.mark.parametrize(
+    "path, expected",
+    [
+        ("tests/test_cart.py", True),
+        ("src/pkg/tests/helpers.py", True),
+        ("conftest.py", True),
+        ("src/pkg/test_util.py", True),
+        ("pyproject.toml", True),
+        ("tox.ini", True),
+        ("src/pkg/cart.py", False),
+        ("src/pkg/contest.py", False),
+    ],
+)
+def test_test_support_paths(path, expected):
+    assert is_test_support(path, set()) is expected
+
+
+def test_a_test_module_named_by_the_task_is_test_support():
+    assert is_test_support("checks/cart_checks.py", {"checks/cart_checks.py"})
+
+
+def test_git_apply_exactly_then_fuzzily_and_never_outside_the_tree(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "m.py").write_text(CORRUPTED)
+    drifted = diff("m.py", CORRUPTED, ORIGINAL).replace(" line 7\n", " line 7 \n", 1)
+    assert check_patch(tree, diff("m.py", CORRUPTED, ORIGINAL)) == "exact"
+    assert check_patch(tree, drifted) == "fuzzy"
+    apply_patch(tree, drifted, "fuzzy")
+    assert (tree / "m.py").read_text() == ORIGINAL
+    outside = diff("../evil.py", "", "x = 1\n").replace("a/../evil.py", "/dev/null")
+    with pytest.raises(PatchError, match="does not apply"):
+        check_patch(tree, outside)
+    assert not (tmp_path / "evil.py").exists()
+
+
+def test_git_apply_ignores_a_repository_around_the_tree(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "m.py").write_text(CORRUPTED)
+    apply_patch(tree, diff("m.py", CORRUPTED, ORIGINAL), "exact")
+    assert (tree / "m.py").read_text() == ORIGINAL
+
+
+def test_not_a_diff_is_a_patch_error():
+    with pytest.raises(PatchError, match="not a unified diff"):
+        read_patch("--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n-only one line\n", lambda p: "")
+
+
+def test_predictions_in_every_swe_bench_shape(tmp_path):
+    records = [
+        {"instance_id": "t1", "model_name_or_path": "m", "model_patch": "diff"},
+        {"instance_id": "t2", "model_name_or_path": "m", "model_patch": None},
+    ]
+    jsonl = tmp_path / "p.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in records))
+    as_list = tmp_path / "p.json"
+    as_list.write_text(json.dumps(records))
+    as_dict = tmp_path / "d.json"
+    as_dict.write_text(json.dumps({r["instance_id"]: r for r in records}))
+    for path in (jsonl, as_list, as_dict):
+        loaded = load_predictions(path)
+        assert [(p.instance_id, p.model_patch) for p in loaded] == [("t1", "diff"), ("t2", "")]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            '{"instance_id": "t1", "model_patch": ""}\n',
+            "line 1: model_name_or_path: field required",
+        ),
+        ('{"instance_id": "t1"\n', "line 1 is not JSON"),
+        ("", "holds no predictions"),
+        (
+            '{"instance_id": "t", "model_name_or_path": "m"}\n'
+            '{"instance_id": "t", "model_name_or_path": "m"}\n',
+            "a second prediction for t by m",
+        ),
+    ],
+)
+def test_bad_predictions_are_one_line_errors(tmp_path, text, message):
+    path = tmp_path / "p.jsonl"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message):
+        load_predictions(path)
