@@ -314,7 +314,9 @@ def score(
     if as_json:
         console.print_json(json.dumps([g.as_dict() for g in groups]))
         return
-    console.print(score_table(groups))
+    # Eleven columns: a log or a pipe gets them all rather than rich's default 80 characters.
+    wide = console if console.is_terminal else Console(width=max(console.width, 110))
+    wide.print(score_table(groups))
     resolved = sum(s.resolved for s in run.scores)
     console.print(
         f"{resolved} of {len(run.scores)} predictions resolved -> {run.out}", highlight=False

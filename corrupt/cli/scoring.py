@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
@@ -66,21 +67,11 @@ class RichScoreProgress(ScoreProgress):
 
 
 def score_table(groups: list[ScoreGroup]) -> Table:
-    table = Table(title="scores")
-    for column in (
-        "model",
-        "mode",
-        "kind",
-        "slice",
-        "functions",
-        "tasks",
-        "resolved",
-        "right fn",
-        "precision",
-        "recall",
-        "tampered",
-    ):
-        table.add_column(column, justify="right" if column in ("functions", "tasks") else "left")
+    table = Table(title="scores", box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in ("model", "mode", "kind", "slice", "fns", "tasks", "resolved", "right fn",
+                   "prec", "recall", "tamp"):  # fmt: skip
+        left = column in ("model", "mode", "kind", "slice")
+        table.add_column(column, justify="left" if left else "right", no_wrap=True)
     for g in groups:
         table.add_row(
             escape(g.model),
@@ -89,10 +80,10 @@ def score_table(groups: list[ScoreGroup]) -> Table:
             g.slice,
             str(g.n_functions),
             str(g.tasks),
-            f"{g.resolved_pct:.1f}%",
-            "-" if g.right_function_pct is None else f"{g.right_function_pct:.1f}%",
-            "-" if g.precision is None else f"{g.precision:.3f}",
-            f"{g.recall:.3f}",
+            f"{g.resolved_pct:.0f}%",
+            "-" if g.right_function_pct is None else f"{g.right_function_pct:.0f}%",
+            "-" if g.precision is None else f"{g.precision:.2f}",
+            f"{g.recall:.2f}",
             str(g.tampered),
             style="bold" if g.mode == "all" else None,
         )

@@ -24,6 +24,7 @@ up where it stopped: a prediction already scored (same task, model, patch and
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import threading
@@ -243,7 +244,7 @@ def score_one(
         except PatchError as exc:
             return judged.unapplied(exc.message, started, screener.runs)
         alignment = align(made, truth, context.epsilon)
-        bug_tests = _bug_tests(context, task, truth, corrupted, screener)
+        bug_tests = functools.cache(lambda: _bug_tests(context, task, truth, corrupted, screener))
         recovered = _recovered_alone(
             alignment, patch, product, bug_tests, truth, corrupted, screener
         )
@@ -254,7 +255,7 @@ def score_one(
         report = screener.run({})
         for bug, verdict in enumerate(recovered):
             if verdict is None:  # the whole patch is this bug's edits: the full run decides
-                recovered[bug] = set(bug_tests[bug]) <= report.passing()
+                recovered[bug] = set(bug_tests()[bug]) <= report.passing()
         return judged.finished(
             report, alignment, [bool(r) for r in recovered], corrupted, mode, started, screener.runs
         )
@@ -307,7 +308,7 @@ def _recovered_alone(
     alignment: Alignment,
     patch: SolverPatch,
     product: set[str],
-    bug_tests: list[list[str]],
+    bug_tests: Callable[[], list[list[str]]],
     truth: list[list[Edit]],
     corrupted: dict[str, str],
     screener: TreeScreener,
@@ -320,7 +321,8 @@ def _recovered_alone(
         if not edits:
             verdicts.append(False)
             continue
-        if edits == made and whole and bug_tests[bug]:
+        tests = bug_tests()[bug]  # found only for a bug the patch addresses
+        if edits == made and whole and tests:
             verdicts.append(None)
             continue
         try:
@@ -328,11 +330,11 @@ def _recovered_alone(
         except EditScriptError:
             verdicts.append(False)
             continue
-        if not bug_tests[bug]:  # the bug breaks no test on its own: its fix must be the same text
+        if not tests:  # the bug breaks no test on its own: its fix must be the same text
             verdicts.append(files == _applied(corrupted, truth[bug]))
             continue
-        report = screener.run(files, tests=bug_tests[bug])
-        verdicts.append(set(bug_tests[bug]) <= report.passing())
+        report = screener.run(files, tests=tests)
+        verdicts.append(set(tests) <= report.passing())
     return verdicts
 
 

@@ -73,12 +73,15 @@ def test_every_plot_renders_with_a_size_and_data(report):
     result = headless(page, "--dump-dom")
     assert result.returncode == 0, result.stderr[-2000:]
     dom = result.stdout
-    plots = re.findall(r'<div id="[^"]+" class="plotly-graph-div"', dom)
+    # plotly.js adds js-plotly-plot to a div once it has drawn into it
+    plots = re.findall(r'class="plotly-graph-div js-plotly-plot"', dom)
     assert len(plots) == PLOTS_WITH_SCORES
     sizes = re.findall(r'<svg class="main-svg"[^>]* width="(\d+)" height="(\d+)"', dom)
     assert len(sizes) >= PLOTS_WITH_SCORES and all(int(w) > 200 and int(h) > 200 for w, h in sizes)
-    assert dom.count('class="point"') >= tasks  # one marker per task on the difficulty map
-    assert len(re.findall(r'class="bars"', dom)) >= 5  # histogram, bug mix, four score plots
+    # one marker per task on the difficulty map; bar traces in the histogram, the bug mix
+    # and the four score plots (bars are drawn as "point" paths too)
+    assert dom.count('class="point"') >= tasks
+    assert dom.count('class="trace bars"') >= 6
     for title in (
         "Tasks by difficulty",
         "Success by centrality",
@@ -93,6 +96,21 @@ def test_the_screenshot_shows_coloured_plots(report, tmp_path):
     result = headless(page, f"--screenshot={shot}")
     assert result.returncode == 0 and shot.is_file(), result.stderr[-2000:]
     image = Image.open(shot).convert("RGB")
-    pixels = list(image.getdata())
-    coloured = sum(1 for r, g, b in pixels if max(r, g, b) - min(r, g, b) > 80)
+    data = image.tobytes()
+    pixels = [data[i : i + 3] for i in range(0, len(data), 3)]
+    coloured = sum(1 for p in pixels if max(p) - min(p) > 80)
     assert coloured > 0.01 * len(pixels)  # markers and bars, not just black text on white
+
+
+def test_report_refuses_bad_input_in_one_line(built, tmp_path, run_corrupt):
+    other = tmp_path / "other.jsonl"
+    other.write_text("")
+    for args, message in [
+        ((str(tmp_path),), "is not a build folder"),
+        ((str(built[0]), "--scores", str(tmp_path / "missing.jsonl")), "cannot read scores"),
+        ((str(built[0]), "--scores", str(other)), "none of the scores"),
+    ]:
+        result = run_corrupt("report", *args, "--out", str(tmp_path / "r.html"))
+        assert result.returncode == 2, result.stderr
+        assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "r.html").exists()
