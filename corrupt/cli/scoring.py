@@ -41,13 +41,14 @@ class RichScoreProgress(ScoreProgress):
         self.resolved = 0
 
     def __enter__(self) -> RichScoreProgress:
-        self.bar.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.bar.stop()
 
     def start(self, total: int, done: int) -> None:
+        """Inputs are checked: the bar appears now, so a refused run shows none."""
+        self.bar.start()
         self.bar.update(self.task, total=total, completed=done)
         if done:
             self.note(f"{done} of {total} predictions already scored in the output file")

@@ -142,6 +142,9 @@ class TestReport:
     stopped_early: bool = False  # hit the failure budget
     output_tail: str = ""  # last lines of pytest's own output, for error messages
     collect_errors: dict[str, str] = field(default_factory=dict)  # module nodeid -> error text
+    # The plugin writes one result per test after announcing it; anything else was
+    # written by code under test (the report file is writable from inside the run).
+    forged: str | None = None
     # coverage runs only
     line_coverage: dict[str, dict[int, list[str]]] = field(default_factory=dict)
 

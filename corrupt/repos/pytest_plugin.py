@@ -3,7 +3,7 @@
 This file is deliberately standalone (stdlib + pytest, and coverage.py only
 when asked): the repository's own environment does not have ``corrupt``
 installed, so the runner hands this file to the sandbox as
-``_corrupt_pytest_plugin.py`` in the run's I/O folder (outside the working
+``_corrupt_pytest_plugin_<random>.py`` in the run's I/O folder (outside the working
 tree, first on ``PYTHONPATH``) and loads it with ``-p``. It therefore works the
 same in a local venv and inside a container.
 

@@ -15,6 +15,7 @@ included, never the copy installed in the environment.
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -23,21 +24,24 @@ from corrupt.repos.models import IO_DIR, Command, Environment, Frame, Limits, Te
 from corrupt.repos.sandbox import Sandbox
 
 PLUGIN_SOURCE = Path(__file__).with_name("pytest_plugin.py")
-PLUGIN_MODULE = "_corrupt_pytest_plugin"
 REPORT, COVERAGE, SELECT = "report.jsonl", "coverage.json", "select.txt"
 TAIL_LINES = 40
-# --continue-on-collection-errors: a corruption that breaks one test module's
-# import must not hide the results of every other module.
-BASE_ARGV = [
-    "python",
-    "-m",
-    "pytest",
-    "-p",
-    PLUGIN_MODULE,
-    "-p",
-    "no:cacheprovider",
-    "--continue-on-collection-errors",
-]
+
+
+def plugin_module() -> str:
+    """The plugin's module name for one run. ``python -m`` puts the working tree
+    ahead of ``PYTHONPATH``, so a fixed name could be shadowed by a file the
+    tree holds (a solver's patch can add one); a fresh name cannot be guessed."""
+    return f"_corrupt_pytest_plugin_{secrets.token_hex(8)}"
+
+
+def base_argv(module: str) -> list[str]:
+    # --continue-on-collection-errors: a corruption that breaks one test module's
+    # import must not hide the results of every other module.
+    return [
+        "python", "-m", "pytest", "-p", module, "-p", "no:cacheprovider",
+        "--continue-on-collection-errors",
+    ]  # fmt: skip
 
 
 def import_root(tree: Path) -> str:
@@ -76,9 +80,10 @@ def run_tests(
     attribute maps file -> line -> nodeids.
     """
     tree = Path(tree)
-    files = {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE.read_bytes()}
+    module = plugin_module()
+    files = {f"{module}.py": PLUGIN_SOURCE.read_bytes()}
     extra_env = test_command(tree)[1]
-    argv = [*BASE_ARGV, f"--corrupt-report={IO_DIR}/{REPORT}"]
+    argv = [*base_argv(module), f"--corrupt-report={IO_DIR}/{REPORT}"]
     extra_env["PYTHONPATH"] = f"{IO_DIR}:{extra_env['PYTHONPATH']}"
     collect = [REPORT]
     if select is not None:
@@ -127,6 +132,7 @@ def _parse(data: bytes | None) -> tuple[TestReport, list[str]]:
     """The report, and the tests that started (the last may not have finished)."""
     report = TestReport(results={}, duration=0.0, exit_code=None)
     started: list[str] = []
+    announced: set[str] = set()
     if data is None:
         return report, started
     for line in data.decode("utf-8", errors="replace").splitlines():
@@ -139,15 +145,24 @@ def _parse(data: bytes | None) -> tuple[TestReport, list[str]]:
         kind = record.get("kind")
         if kind == "start":
             started.append(record["nodeid"])
+            announced.add(record["nodeid"])
         elif kind == "test":
-            report.results[record["nodeid"]] = TestResult(
-                nodeid=record["nodeid"],
-                outcome=record["outcome"],
-                duration=record["duration"],
-                exc_type=record.get("exc_type"),
-                message=record.get("message"),
-                frames=[Frame(**f) for f in record.get("frames", [])],
-            )
+            nodeid = str(record.get("nodeid"))
+            earlier = report.results.get(nodeid)
+            # under xdist the controller repeats a worker's result, with the same outcome
+            if nodeid not in announced or (earlier and earlier.outcome != record.get("outcome")):
+                report.forged = report.forged or f"a second or unannounced result for {nodeid}"
+            try:
+                report.results[record["nodeid"]] = TestResult(
+                    nodeid=record["nodeid"],
+                    outcome=record["outcome"],
+                    duration=record["duration"],
+                    exc_type=record.get("exc_type"),
+                    message=record.get("message"),
+                    frames=[Frame(**f) for f in record.get("frames", [])],
+                )
+            except (KeyError, TypeError):  # not a record our plugin writes
+                report.forged = report.forged or "a malformed test record"
         elif kind == "collected":
             report.collected = max(report.collected, record["count"])  # xdist: one line per worker
         elif kind == "collect_error":

@@ -65,7 +65,7 @@ class Score(BaseModel):
 def load_predictions(path: Path) -> list[Prediction]:
     """SWE-bench predictions: JSONL, a JSON list, or a JSON object keyed by instance id."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is not data
     except FileNotFoundError:
         raise InputError(f"no such predictions file: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -82,6 +82,13 @@ def load_predictions(path: Path) -> list[Prediction]:
             problem = exc.errors()[0]
             field = ".".join(str(p) for p in problem["loc"]) or "record"
             raise InputError(f"{path} {where}: {field}: {problem['msg'].lower()}") from None
+        for name in ("instance_id", "model_name_or_path", "model_patch"):
+            try:
+                getattr(prediction, name).encode("utf-8")
+            except UnicodeEncodeError:
+                raise InputError(
+                    f"{path} {where}: {name} is not valid Unicode (a lone surrogate)"
+                ) from None
         key = (prediction.instance_id, prediction.model_name_or_path)
         if key in seen:
             raise InputError(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import os
+import re
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -53,6 +54,12 @@ TEST_SUPPORT = (
     "tox.ini",
     "setup.cfg",
     "pyproject.toml",
+    "pytest.toml",
+    ".pytest.toml",
+    # what Python runs at start-up, before any test: it could rewrite the results
+    "sitecustomize.py",
+    "usercustomize.py",
+    "*.pth",
 )
 
 
@@ -96,7 +103,8 @@ def is_test_support(path: str, test_files: set[str]) -> bool:
     *folders, name = path.split("/")
     for pattern in TEST_SUPPORT:
         if pattern.endswith("/"):
-            if any(fnmatch.fnmatchcase(folder, pattern[:-1]) for folder in folders):
+            # a folder of tests, or the folder itself (a link or a file put in its place)
+            if any(fnmatch.fnmatchcase(part, pattern[:-1]) for part in (*folders, name)):
                 return True
         elif fnmatch.fnmatchcase(name, pattern):
             return True
@@ -121,18 +129,21 @@ def apply_patch(tree: Path, text: str, mode: str) -> None:
         raise PatchError(f"the patch does not apply: {error}")
 
 
-def _git_apply(tree: Path, text: str, flags: list[str]) -> str | None:
-    """None when git applied (or would apply) the patch, else git's first error line."""
-    env = {
+def _git_env(tree: Path) -> dict[str, str]:
+    return {
         **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
         **GIT_ENV,
         "GIT_CEILING_DIRECTORIES": str(tree.parent),  # never a repository around the tree
     }
+
+
+def _git_apply(tree: Path, text: str, flags: list[str]) -> str | None:
+    """None when git applied (or would apply) the patch, else git's first error line."""
     result = subprocess.run(
         ["git", "-c", "core.hooksPath=/dev/null", "apply", *flags, "-"],
         cwd=tree,
-        input=text.encode("utf-8"),
-        env=env,
+        input=text.encode("utf-8", "surrogateescape"),
+        env=_git_env(tree),
         capture_output=True,
     )
     if result.returncode == 0:
@@ -142,21 +153,39 @@ def _git_apply(tree: Path, text: str, flags: list[str]) -> str | None:
     return errors[0].removeprefix("error: ")
 
 
-def read_patch(text: str, text_of: Callable[[str], str]) -> SolverPatch:
+def read_patch(text: str, text_of: Callable[[str], str], tree: Path) -> SolverPatch:
     """The files a patch touches and its edits as written, located in the corrupted
-    tree, whose files ``text_of(path)`` reads ("" for a file that is not there)."""
+    ``tree``, whose files ``text_of(path)`` reads ("" for a file that is not there).
+
+    Which files a patch touches is git's answer, the one that counts when it
+    is applied: rename and copy headers, quoted and escaped names all name
+    files that the ``---``/``+++`` lines do not. The text is normalised as
+    models' patches need: a missing final newline added, blank context lines
+    given their space, and hunk headers recounted from their bodies (the
+    edits counted are the lines the hunks hold, whatever the header claims).
+    """
     if not text.strip():
-        return SolverPatch(text, [], [])
+        return SolverPatch("", [], [])
+    if "\0" in text:
+        raise PatchError("the patch holds a NUL character")
+    text = normalized(text)
     try:
         patch = PatchSet(text)
     except UnidiffParseError as exc:
         raise PatchError(f"the patch is not a unified diff: {exc}") from None
+    if not len(patch):
+        raise PatchError("the patch is not a unified diff: it names no file")
     files: list[str] = []
+    for name in _git_paths(tree, text):
+        if name not in files:
+            files.append(name)
     edits: list[Edit] = []
     blocks = itertools.count()
     for patched in patch:
         source, target = _name(patched.source_file), _name(patched.target_file)
         files += [name for name in (source, target) if name and name not in files]
+        if any(name and name.startswith('"') for name in (source, target)):
+            continue  # a quoted name: git named the file above, its text is not ours to read
         path = source or target
         if path is None or patched.is_binary_file:
             continue
@@ -164,6 +193,63 @@ def read_patch(text: str, text_of: Callable[[str], str]) -> SolverPatch:
         for hunk in patched:
             edits += _hunk_edits(path, hunk, lines, blocks)
     return SolverPatch(text, files, edits)
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$", re.DOTALL)
+
+
+def normalized(text: str) -> str:
+    """``text`` with a final newline, blank context lines as " ", and hunks recounted."""
+    lines = (text if text.endswith("\n") else text + "\n").splitlines(keepends=True)
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        match = _HUNK.match(lines[i])
+        if match is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        body: list[str] = []
+        i += 1
+        while i < len(lines) and _in_hunk(lines, i):
+            line = lines[i]
+            body.append(" " + line if line in ("\n", "\r\n") else line)
+            i += 1
+        old = sum(1 for line in body if line[0] in " -")
+        new = sum(1 for line in body if line[0] in " +")
+        start, new_start, rest = match.groups()
+        out.append(f"@@ -{start},{old} +{new_start},{new} @@{rest}")
+        out += body
+    return "".join(out)
+
+
+def _in_hunk(lines: list[str], i: int) -> bool:
+    line = lines[i]
+    if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+        return False  # the next file's header
+    return line[:1] in (" ", "-", "+", "\\") or line in ("\n", "\r\n")
+
+
+def _git_paths(tree: Path, text: str) -> list[str]:
+    """Every path git would touch applying ``text`` (both names of a rename or copy)."""
+    result = subprocess.run(
+        ["git", "apply", "--numstat", "-z", "--recount", "-"],
+        cwd=tree,
+        input=text.encode("utf-8", "surrogateescape"),
+        env=_git_env(tree),
+        capture_output=True,
+    )
+    if result.returncode != 0:
+        lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise PatchError(f"the patch is not a diff git reads: {(lines or ['git failed'])[0]}")
+    fields = result.stdout.decode("utf-8", "surrogateescape").split("\0")
+    paths = []
+    for field in fields:
+        if "\t" in field:  # "added<TAB>deleted<TAB>path", path empty for a rename or copy
+            field = field.split("\t", 2)[2]
+        if field:
+            paths.append(field)
+    return paths
 
 
 def _name(diff_name: str | None) -> str | None:

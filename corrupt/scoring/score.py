@@ -34,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corrupt.errors import InputError
+from corrupt.errors import InputError, SandboxError
 from corrupt.repos.models import Checkout, Environment, TestReport
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.workspace import Workspace
@@ -142,6 +142,7 @@ def score_predictions(options: ScoreOptions, progress: ScoreProgress | None = No
     if unknown:
         progress.note(f"{len(unknown)} predictions name tasks not in {folder}; skipped")
     out = options.out or folder / SCORES_DIR / f"{Path(options.predictions).stem}.jsonl"
+    _check_out(Path(out), Path(options.predictions))
     wanted = [(p, _key(p, options.epsilon)) for p in known]
     done = _read_back(out, {key for _, key in wanted})
     _write_all(out, [done[key] for _, key in wanted if key in done])
@@ -172,6 +173,20 @@ def score_predictions(options: ScoreOptions, progress: ScoreProgress | None = No
     scores = [done[key] for _, key in wanted]
     _write_all(out, scores)  # in prediction order, whatever order they finished in
     return ScoreRun(scores, out, len(wanted) - len(todo), unknown)
+
+
+def _check_out(out: Path, predictions: Path) -> None:
+    """A one-line error now, not after the first prediction, for an output that cannot be written."""
+    if out.resolve() == predictions.resolve():
+        raise InputError(f"--out {out} is the predictions file; choose another file")
+    if out.is_dir():
+        raise InputError(f"--out {out} is a folder; name a file")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise InputError(f"cannot write scores to {out}: {exc.strerror or exc}") from None
 
 
 def _key(prediction: Prediction, epsilon: int) -> tuple[str, str, str, int]:
@@ -234,15 +249,19 @@ def score_one(
         )
         judged = _Judged(task, prediction, context.epsilon, len(truth))
         try:
-            patch = read_patch(prediction.model_patch, _reader(workspace))
-            tampered = [f for f in patch.files if is_test_support(f, test_files)]
+            patch = read_patch(prediction.model_patch, _reader(workspace), workspace.path)
+            # parents first: a folder put back before the files in it
+            tampered = sorted(
+                (f for f in patch.files if is_test_support(f, test_files)),
+                key=lambda f: (f.count("/"), f),
+            )
             judged.tampered = tampered
             product = set(patch.files) - set(tampered)
             made = patch.edits_in(product)
             judged.edited = made
             mode = check_patch(workspace.path, patch.text) if patch.files else None
         except PatchError as exc:
-            return judged.unapplied(exc.message, started, screener.runs)
+            return judged.failed(exc.message, started, screener.runs, applied=False)
         alignment = align(made, truth, context.epsilon)
         bug_tests = functools.cache(lambda: _bug_tests(context, task, truth, corrupted, screener))
         recovered = _recovered_alone(
@@ -251,8 +270,21 @@ def score_one(
         originals = {f: workspace.read(f) for f in tampered}
         if mode is not None:
             apply_patch(workspace.path, patch.text, mode)
-        workspace.put(originals)
+        try:
+            workspace.put(originals)
+        except (InputError, SandboxError) as exc:  # e.g. a test folder swapped for a link out
+            return judged.failed(
+                f"the tests could not be put back: {exc}", started, screener.runs, applied=True
+            )
         report = screener.run({})
+        if report.forged:  # code under test wrote into the run's report
+            return judged.failed(
+                f"the test report was tampered with: {report.forged}",
+                started,
+                screener.runs,
+                applied=True,
+                forged=True,
+            )
         for bug, verdict in enumerate(recovered):
             if verdict is None:  # the whole patch is this bug's edits: the full run decides
                 recovered[bug] = set(bug_tests()[bug]) <= report.passing()
@@ -265,7 +297,7 @@ def _reader(workspace: Workspace) -> Callable[[str], str]:
     def text_of(path: str) -> str:
         try:
             return workspace.read(path) or ""
-        except InputError:  # a path out of the tree: git apply refuses it
+        except (InputError, OSError, ValueError):  # out of the tree, or no name git accepts
             return ""
 
     return text_of
@@ -355,7 +387,7 @@ class _Judged:
             "task_id": task.task_id,
             "model": self.prediction.model_name_or_path,
             "tests_tampered": bool(self.tampered),
-            "tampered_files": self.tampered,
+            "tampered_files": list(dict.fromkeys(self.tampered)),
             "edited_lines": len(self.edited),
             "mode": task.mode,
             "kind": task.kind,
@@ -370,10 +402,16 @@ class _Judged:
             "seconds": round(time.monotonic() - started, 3),
         }
 
-    def unapplied(self, error: str, started: float, runs: int) -> Score:
+    def failed(
+        self, error: str, started: float, runs: int, *, applied: bool, forged: bool = False
+    ) -> Score:
+        """A score of 0: the patch did not apply, or the run cannot be trusted."""
+        base = self._base(started, runs)
+        if forged:
+            base["tests_tampered"] = True
         return Score(
-            **self._base(started, runs),  # type: ignore[arg-type]
-            applied=False,
+            **base,  # type: ignore[arg-type]
+            applied=applied,
             resolved=False,
             f2p_fixed=0.0,
             p2p_broken=0,

@@ -135,3 +135,39 @@ def test_workspace_patching_restores_bytes_exactly(calc):
         root = ws.path
     assert not Path(root).exists()
     assert tree_digest(checkout.path) == before
+
+
+FORGER = """
+import atexit, json, sys
+
+def _forge():
+    for arg in sys.argv:
+        if arg.startswith("--corrupt-report="):
+            with open(arg.split("=", 1)[1], "a") as fh:
+                for nodeid in {nodeids!r}:
+                    fh.write(json.dumps({{"kind": "test", "nodeid": nodeid, "outcome": "passed",
+                                          "duration": 0.0}}) + "\\n")
+
+atexit.register(_forge)
+"""
+
+
+def test_results_written_by_the_code_under_test_are_caught(calc, ws):
+    _, sandbox, env = calc
+    files = broken_factorial(ws)
+    init = (ws.path / "src/calc/__init__.py").read_text()
+    files["src/calc/__init__.py"] = init + FORGER.format(nodeids=FACTORIAL_TESTS)
+    with ws.patched(files):
+        report = run_tests(sandbox, env, ws.path)
+    assert report.forged and "second or unannounced result" in report.forged
+    with ws.patched(broken_factorial(ws)):  # the control: the same failures, nobody forging
+        honest = run_tests(sandbox, env, ws.path)
+    assert honest.forged is None and honest.failing() >= {FACTORIAL_TESTS[2]}
+
+
+def test_a_plugin_named_like_ours_in_the_tree_does_not_replace_ours(calc, ws):
+    _, sandbox, env = calc
+    silent = "def pytest_configure(config):\n    pass\n"
+    with ws.patched({"_corrupt_pytest_plugin.py": silent}):
+        report = run_tests(sandbox, env, ws.path)
+    assert report.collected == 10 and len(report.results) == 10 and report.forged is None

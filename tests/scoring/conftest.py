@@ -63,6 +63,7 @@ def answers(built, tmp_path_factory) -> tuple[Path, dict[str, dict], dict[str, d
                 discovery,
                 sp.deletion(failing_module, (tree / failing_module).read_text()),
             ),
+            "report-forger": (discovery, sp.report_forger(discovery, tree)),
             "does-not-apply": (
                 discovery,
                 re.sub(r"\n-(?!--)", "\n-missing ", discovery["fix_patch"], count=1),

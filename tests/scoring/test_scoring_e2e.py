@@ -119,3 +119,9 @@ def test_score_refuses_bad_input_in_one_line(built, tmp_path, run_corrupt):
         assert result.returncode == 2, result.stderr
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
         assert "Traceback" not in result.stderr
+
+
+def test_results_forged_by_the_patched_code_are_caught(answers):
+    score = answers[2]["report-forger"]
+    assert not score["resolved"] and score["tests_tampered"] is True
+    assert "the test report was tampered with" in score["error"]

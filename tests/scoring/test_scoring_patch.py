@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from corrupt.scoring.patch import (
     check_patch,
     edit_script_of,
     is_test_support,
+    normalized,
     read_patch,
 )
 from corrupt.scoring.pdb import align
@@ -32,7 +34,9 @@ ORIGINAL = CORRUPTED.replace("line ten\n", "line 10\n")
 
 
 def edits_of(patch: str, text: str = CORRUPTED) -> list[Edit]:
-    return read_patch(patch, lambda path: text if path == "m.py" else "").edits
+    tree = Path(tempfile.mkdtemp())
+    (tree / "m.py").write_text(text)
+    return read_patch(patch, lambda path: text if path == "m.py" else "", tree).edits
 
 
 def test_a_one_line_fix_is_one_modify_on_the_corrupted_line():
@@ -112,6 +116,10 @@ def test_each_edit_goes_to_the_nearest_bug():
         ("src/pkg/test_util.py", True),
         ("pyproject.toml", True),
         ("tox.ini", True),
+        ("pytest.toml", True),
+        ("src/sitecustomize.py", True),
+        ("src/evil.pth", True),
+        ("tests", True),
         ("src/pkg/cart.py", False),
         ("src/pkg/contest.py", False),
     ],
@@ -148,9 +156,10 @@ def test_git_apply_ignores_a_repository_around_the_tree(tmp_path):
     assert (tree / "m.py").read_text() == ORIGINAL
 
 
-def test_not_a_diff_is_a_patch_error():
-    with pytest.raises(PatchError, match="not a unified diff"):
-        read_patch("--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n-only one line\n", lambda p: "")
+def test_a_header_git_cannot_read_is_a_patch_error(tmp_path):
+    patch = "diff --git a/m.py b/m.py\n--- a/x.py\n+++ b/y.py\n@@ -1 +1 @@\n-a\n+b\n"
+    with pytest.raises(PatchError, match="the patch is not a"):
+        read_patch(patch, lambda p: "", tmp_path)
 
 
 def test_predictions_in_every_swe_bench_shape(tmp_path):
@@ -190,3 +199,50 @@ def test_bad_predictions_are_one_line_errors(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(InputError, match=message):
         load_predictions(path)
+
+
+def paths_git_sees(tmp_path: Path, patch: str) -> list[str]:
+    tree = Path(tempfile.mkdtemp(dir=tmp_path)) / "tree"
+    (tree / "tests").mkdir(parents=True)
+    (tree / "m.py").write_text(CORRUPTED)
+    (tree / "tests" / "test_m.py").write_text(CORRUPTED)
+    return read_patch(patch, lambda p: CORRUPTED, tree).files
+
+
+def test_a_rename_header_names_the_file_git_really_changes(tmp_path):
+    hunks = diff("tests/test_m.py", CORRUPTED, ORIGINAL).split("\n", 2)[2]
+    patch = (
+        "diff --git a/m.py b/m.py\nsimilarity index 90%\n"
+        "rename from tests/test_m.py\nrename to tests/test_m.py\n" + hunks
+    )
+    assert "tests/test_m.py" in paths_git_sees(tmp_path, patch)
+
+
+def test_a_copy_header_and_an_escaped_name_are_seen(tmp_path):
+    hunks = diff("m.py", CORRUPTED, ORIGINAL).split("\n", 2)[2]
+    copy = "diff --git a/m.py b/x.py\nsimilarity index 90%\ncopy from m.py\ncopy to conftest.py\n"
+    copy += hunks
+    assert "conftest.py" in paths_git_sees(tmp_path, copy)
+    escaped = (
+        diff("tests/test_m.py", CORRUPTED, ORIGINAL)
+        .replace("a/tests/test_m.py", '"a/t\\145sts/test_m.py"')
+        .replace("b/tests/test_m.py", '"b/t\\145sts/test_m.py"')
+    )
+    assert "tests/test_m.py" in paths_git_sees(tmp_path, escaped)
+
+
+def test_model_patches_are_normalised_before_reading(tmp_path):
+    patch = diff("m.py", CORRUPTED, ORIGINAL)
+    understated = patch.replace("@@ -7,7 +7,7 @@", "@@ -7 +7 @@").rstrip("\n")
+    assert understated != patch
+    assert normalized(understated) == patch
+    blank_context = patch.replace("\n line 8\n", "\n\n")
+    assert "\n line 8\n" not in blank_context
+    assert len(edits_of(normalized(blank_context))) == 1
+
+
+def test_text_that_is_no_diff_is_refused(tmp_path):
+    with pytest.raises(PatchError, match="names no file"):
+        read_patch("I fixed it, trust me.\n", lambda p: "", tmp_path)
+    with pytest.raises(PatchError, match="NUL"):
+        read_patch("--- a/m\0.py\n+++ b/m.py\n", lambda p: "", tmp_path)
