@@ -146,11 +146,3 @@ def _json(path: Path, text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path} is not JSON (line {exc.lineno}: {exc.msg})") from None
-
-
-def write_predictions(predictions: list[Prediction], path: Path) -> Path:
-    """Predictions as SWE-bench JSONL (``corrupt score --gold`` writes the fix patches this way)."""
-    Path(path).write_text(
-        "".join(p.model_dump_json() + "\n" for p in predictions), encoding="utf-8"
-    )
-    return Path(path)

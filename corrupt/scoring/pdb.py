@@ -37,9 +37,6 @@ class Alignment:
     aligned: list[list[Edit]]  # per bug, in task.bugs order
     precision: float | None
 
-    def edits_of(self, bug: int) -> list[Edit]:
-        return self.aligned[bug]
-
 
 def ground_truth(task: Task) -> list[list[Edit]]:
     """The task's edit script split per bug: each edit goes to the bug of its file
