@@ -362,12 +362,15 @@ def _read_out(container: Any, name: str) -> bytes | None:
         if size > MAX_COLLECT_BYTES + 1024 * 1024:  # the tar's own headers on top of the cap
             return None
         chunks.append(chunk)
-    with tarfile.open(fileobj=io.BytesIO(b"".join(chunks))) as tar:
-        member = tar.next()
-        if member is None or not member.isreg() or member.size > MAX_COLLECT_BYTES:
-            return None
-        handle = tar.extractfile(member)
-        return handle.read() if handle else None
+    try:
+        with tarfile.open(fileobj=io.BytesIO(b"".join(chunks))) as tar:
+            member = tar.next()
+            if member is None or not member.isreg() or member.size > MAX_COLLECT_BYTES:
+                return None
+            handle = tar.extractfile(member)
+            return handle.read() if handle else None
+    except tarfile.TarError:  # the engine sent no archive (a link to /dev/zero, say): unreadable
+        return None
 
 
 def _remove(container: Any) -> None:
