@@ -22,6 +22,21 @@ from corrupt.tasks.models import BuildMode
 from corrupt.tasks.store import CandidateRow, CandidateStatus
 
 
+def counting_bar(console: Console) -> Progress:
+    """A bar that counts done of total, with a detail column and an ETA."""
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[detail]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    )
+
+
 class RichProgress(build.Progress):
     """Stage, candidates tried, tasks verified, test runs and an ETA per mode.
 
@@ -32,17 +47,7 @@ class RichProgress(build.Progress):
     def __init__(self, console: Console) -> None:
         self.console = console
         self.lines = not console.is_terminal
-        self.bar = Progress(
-            SpinnerColumn(),
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[detail]}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
-        )
+        self.bar = counting_bar(console)
         self.stage_task: TaskID | None = None
         self.mode_tasks: dict[str, TaskID] = {}
         self.counts: dict[str, list[int]] = {}

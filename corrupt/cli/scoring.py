@@ -5,17 +5,9 @@ from __future__ import annotations
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
+from corrupt.cli.progress import counting_bar
 from corrupt.scoring.models import Score
 from corrupt.scoring.score import ScoreProgress
 from corrupt.scoring.summary import ScoreGroup
@@ -27,16 +19,7 @@ class RichScoreProgress(ScoreProgress):
     def __init__(self, console: Console) -> None:
         self.console = console
         self.lines = not console.is_terminal
-        self.bar = Progress(
-            SpinnerColumn(),
-            TextColumn("[bold]scoring"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[detail]}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-        )
+        self.bar = counting_bar(console)
         self.task = self.bar.add_task("scoring", total=None, detail="")
         self.resolved = 0
 

@@ -17,13 +17,17 @@ from pathlib import Path
 # A pattern ending in "/" names a directory (matched against every path
 # component); a pattern with "/" inside matches the whole relative path;
 # any other pattern matches the file name.
-DEFAULT_EXCLUDES: tuple[str, ...] = (
+# Where pytest finds tests and their fixtures (the scorer puts these back too).
+TEST_PATTERNS: tuple[str, ...] = (
     "tests/",
     "test/",
     "testing/",
     "test_*.py",
     "*_test.py",
     "conftest.py",
+)
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    *TEST_PATTERNS,
     "docs/",
     "doc/",
     "example/",

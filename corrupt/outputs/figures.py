@@ -150,25 +150,14 @@ def _band(value: float) -> str:
     return next(label for lo, hi, label in BINS if lo <= value < hi)
 
 
-def success_by_centrality(scores: list[Score]) -> go.Figure:
-    labels = [label for *_, label in BINS]
+def success_by_percentile(scores: list[Score], axis: str) -> go.Figure:
+    """Resolved % per slice band of one difficulty axis (``centrality`` or ``complexity``)."""
     return _rate_by(
         scores,
-        lambda s: _band(s.centrality_pct),
-        labels,
-        "Success by centrality",
-        "centrality percentile",
-    )
-
-
-def success_by_complexity(scores: list[Score]) -> go.Figure:
-    labels = [label for *_, label in BINS]
-    return _rate_by(
-        scores,
-        lambda s: _band(s.complexity_pct),
-        labels,
-        "Success by complexity",
-        "complexity percentile",
+        lambda s: _band(getattr(s, f"{axis}_pct")),
+        [label for *_, label in BINS],
+        f"Success by {axis}",
+        f"{axis} percentile",
     )
 
 

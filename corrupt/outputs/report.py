@@ -69,8 +69,8 @@ def write_report(data: ReportData, out: Path) -> Path:
     scored = []
     if data.scores:
         scored = [
-            figures.success_by_centrality(data.scores),
-            figures.success_by_complexity(data.scores),
+            figures.success_by_percentile(data.scores, "centrality"),
+            figures.success_by_percentile(data.scores, "complexity"),
             figures.success_by_functions(data.scores),
             figures.precision_recall_by_bugs(data.scores),
         ]

@@ -29,6 +29,7 @@ from unidiff.errors import UnidiffParseError
 from unidiff.patch import Hunk, PatchSet
 
 from corrupt.errors import CorruptError
+from corrupt.graph.discover import TEST_PATTERNS
 from corrupt.outputs.materialize import GIT_ENV
 from corrupt.source.edits import EditScript
 
@@ -43,12 +44,7 @@ APPLY_MODES = {
 # read beside them, and pytest's configuration. Patterns ending in "/" name a
 # folder anywhere on the path; the others a file name.
 TEST_SUPPORT = (
-    "tests/",
-    "test/",
-    "testing/",
-    "test_*.py",
-    "*_test.py",
-    "conftest.py",
+    *TEST_PATTERNS,
     "pytest.ini",
     ".pytest.ini",
     "tox.ini",
