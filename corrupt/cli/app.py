@@ -12,7 +12,7 @@ import functools
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Literal, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -24,6 +24,10 @@ from corrupt.outputs.export import ExportFormat
 from corrupt.repos.sandboxes import SandboxName
 from corrupt.selection.models import ComplexityMetric, SliceName
 from corrupt.tasks.models import BuildMode
+
+if TYPE_CHECKING:
+    from corrupt.tasks.models import Task
+    from corrupt.tasks.store import Store
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -243,15 +247,23 @@ def baseline(
 def export(
     source: Path = typer.Argument(..., help="build folder (or a task JSONL file)"),
     format_: ExportFormat = typer.Option(ExportFormat.JSONL, "--format", help="record format"),
-    out: Path | None = typer.Option(None, help="file to write (default: in the build folder)"),
+    out: Path | None = typer.Option(
+        None, help="file (harbor: folder) to write; - for stdout (default: in the build folder)"
+    ),
+    base_image: str | None = typer.Option(
+        None, help="base image if the repository's image must be built (swebench, swesmith, harbor)"
+    ),
 ) -> None:
-    """Write a build's tasks as JSONL, SWE-smith instances, PDB records or Parquet."""
+    """Write a build's tasks for a harness: SWE-bench, SWE-smith, Harbor, PDB, JSONL or Parquet."""
     from corrupt.errors import InputError
-    from corrupt.outputs.export import DEFAULT_NAMES, export_tasks
+    from corrupt.outputs.export import DEFAULT_NAMES, NEEDS_IMAGES, export_tasks
     from corrupt.outputs.slicing import read_jsonl
     from corrupt.tasks.store import Store
 
+    report = err_console if str(out) == "-" else console
     if source.is_file():  # a task JSONL: records only, no file contents
+        if format_ in NEEDS_IMAGES or format_ == ExportFormat.PDB:
+            raise InputError(f"the {format_} format needs a build folder, not a task file")
         tasks = read_jsonl(source)
         target = out or source.parent / DEFAULT_NAMES[format_]
         written = export_tasks(tasks, format_, target)
@@ -262,14 +274,55 @@ def export(
         try:
             tasks = store.list_tasks()
             target = out or source / DEFAULT_NAMES[format_]
-            written = export_tasks(
-                tasks, format_, target, files_for=lambda t: store.task_files(t.task_id)
-            )
+            files_for = lambda t: store.task_files(t.task_id)  # noqa: E731
+            if format_ in NEEDS_IMAGES:
+                written = _export_with_images(store, tasks, format_, target, base_image, report)
+            else:
+                written = export_tasks(tasks, format_, target, files_for=files_for)
         finally:
             store.close()
-    console.print(
+    report.print(
         f"{written} {format_} records from {len(tasks)} tasks -> {target}", highlight=False
     )
+
+
+def _export_with_images(
+    store: Store,
+    tasks: list[Task],
+    fmt: ExportFormat,
+    out: Path,
+    base_image: str | None,
+    report: Console,
+) -> int:
+    """Exports that name container images: build them (a bar over tasks), then write."""
+    from corrupt.cli.progress import counting_bar
+    from corrupt.outputs.export import export_tasks
+    from corrupt.outputs.materialize import original_checkout
+    from corrupt.outputs.task_image import ExportImages
+
+    checkout = original_checkout(store.checkout_info())
+    with counting_bar(report) as bar:
+        total = 1 if fmt == ExportFormat.SWESMITH else len(tasks)
+        row = bar.add_task("images", total=total, detail="")
+
+        seen: list[str] = []
+
+        def on_image(what: str) -> None:  # called as each image starts: the one before is done
+            bar.update(row, advance=1 if seen else 0, detail=what)
+            seen.append(what)
+
+        images = ExportImages(
+            checkout,
+            lambda t: store.task_files(t.task_id),
+            base_image=base_image,
+            on_image=on_image,
+        )
+        try:
+            written = export_tasks(tasks, fmt, out, images=images)
+        finally:
+            images.close()
+        bar.update(row, completed=total, detail="done")
+    return written
 
 
 @app.command()

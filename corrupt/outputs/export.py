@@ -1,94 +1,66 @@
 """Writing tasks in the formats other harnesses already read.
 
-- ``jsonl``: the task record itself, one object per line.
-- ``swesmith``: SWE-smith / SWE-bench task instances (``instance_id``, ``repo``,
-  ``base_commit``, ``patch`` = the bug-introducing diff, ``FAIL_TO_PASS``,
-  ``PASS_TO_PASS`` as lists like SWE-smith's own dataset, ``problem_statement``,
-  ``created_at``, ``version``, and ``image_name`` when the task was built in a
-  container image).
-- ``pdb``: Precise Debugging Benchmarking records, one per corrupted file,
-  with the fields of PDB's repository-level (SWE-smith) records (``task_id``,
-  ``repo``, ``target_file``, ``task_prompt``, ``gt_solution``, ``buggy_code``,
-  ``gt_diff``, ``bug_count``, ``bug_type``...): ``gt_diff`` is the file's PDB
-  edit script as a JSON string (as PDB's released datasets store it) and
-  applying it to ``buggy_code`` gives ``gt_solution``.  Needs the file contents, which the task record does not
-  carry: pass ``files_for(task) -> {path: (original, corrupted)}``
-  (``Store.task_files`` fits).
-- ``gold``: SWE-bench predictions (``instance_id``, ``model_name_or_path`` =
-  ``gold``, ``model_patch`` = the fix patch): what ``corrupt score`` grades
-  as a perfect solver, a check of the scorer and of the tasks.
-- ``parquet``: the task record as one row per task, loadable with
-  ``datasets.load_dataset("parquet", data_files=...)``.  Maps whose keys vary
-  per task (``edit_script``, per-target ``metrics``) are JSON strings, so every
-  file has the same schema and files concatenate.
+- ``jsonl`` / ``parquet``: the task record, one row per task, in the schema
+  :mod:`corrupt.outputs.schema` derives from the task model (per-task maps as
+  JSON text); the JSONL gets a ``.features.json`` beside it for
+  ``datasets.load_dataset("json", ..., features=...)``, the Parquet file
+  carries the same features in its metadata.
+- ``swebench``: SWE-bench 5 instances with their own per-task image and eval
+  script (:mod:`corrupt.outputs.swebench`); needs a container engine.
+- ``swesmith``: SWE-smith instances, a generated repository profile and the
+  image with one branch per task (:mod:`corrupt.outputs.swesmith`).
+- ``harbor``: one Harbor task folder per task (:mod:`corrupt.outputs.harbor`).
+- ``pdb``: Precise Debugging Benchmarking records, a JSON array with one
+  record per corrupted file (``task_id`` without ``/``, ``buggy_code``,
+  ``gt_solution``, ``gt_diff`` = the file's edit script as a map, applying it
+  to ``buggy_code`` gives ``gt_solution``).
+- ``gold``: SWE-bench predictions holding the fix patches: what ``corrupt
+  score`` and ``run_evaluation`` grade as a perfect solver.
 
-Every file is written to a temporary name and renamed into place, so an
-interrupted export never leaves a half-written file behind.
+Files are written to a temporary name and renamed into place (never
+half-written), with the mode the umask gives any new file; ``-`` writes to stdout.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import re
-import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from corrupt.errors import InputError, StoreError
+from corrupt.outputs.files import write_bytes, write_output
+from corrupt.outputs.harbor import write_harbor_tasks
+from corrupt.outputs.schema import arrow_schema, row_of, task_features
+from corrupt.outputs.swebench import swebench_instance
+from corrupt.outputs.swesmith import PROFILES_FILE, profiles_module, swesmith_instances
+from corrupt.outputs.task_image import ExportImages
 from corrupt.source.edits import apply_edit_script
 from corrupt.tasks.models import Task
 
 
 class ExportFormat(StrEnum):
     JSONL = "jsonl"  # our task records
-    SWESMITH = "swesmith"  # SWE-smith task instances
-    PDB = "pdb"  # one PDB record per bug, with its edit script
     PARQUET = "parquet"  # our task records, columnar
+    SWEBENCH = "swebench"  # SWE-bench 5 instances, per-task images
+    SWESMITH = "swesmith"  # SWE-smith instances, profile and image
+    HARBOR = "harbor"  # Harbor task folders
+    PDB = "pdb"  # PDB records, one per corrupted file, with its edit script
     GOLD = "gold"  # SWE-bench predictions holding the fix patches (for corrupt score)
 
 
 DEFAULT_NAMES = {
     ExportFormat.JSONL: "tasks.export.jsonl",
-    ExportFormat.SWESMITH: "swesmith.jsonl",
-    ExportFormat.PDB: "pdb.jsonl",
     ExportFormat.PARQUET: "tasks.parquet",
+    ExportFormat.SWEBENCH: "swebench.jsonl",
+    ExportFormat.SWESMITH: "swesmith.jsonl",
+    ExportFormat.HARBOR: "harbor",
+    ExportFormat.PDB: "pdb.json",
     ExportFormat.GOLD: "gold.predictions.jsonl",
 }
+NEEDS_IMAGES = {ExportFormat.SWEBENCH, ExportFormat.SWESMITH, ExportFormat.HARBOR}
 FilesFor = Callable[[Task], dict[str, tuple[str, str]]]
-
-
-def swesmith_instance_id(task: Task) -> str:
-    """SWE-smith's ``owner__name.commit8.<bug kind>__<hash>`` naming.
-
-    SWE-smith splits an instance id at its last dot to find the repository, so
-    the suffix keeps only the task's hash (its last dot-free part).
-    """
-    repo = re.sub(r"[^A-Za-z0-9_.-]", "_", task.repo.name.replace("/", "__"))
-    digest = re.sub(r"[^A-Za-z0-9_-]", "_", task.task_id.rsplit(".", 1)[-1])
-    commit = task.repo.commit.removeprefix("tree:")[:8]
-    return f"{repo}.{commit}.{task.kind}__{digest[:12]}"
-
-
-def swesmith_record(task: Task) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "instance_id": swesmith_instance_id(task),
-        "repo": task.repo.name,
-        "base_commit": task.repo.commit,
-        "patch": task.corruption_patch,
-        "FAIL_TO_PASS": list(task.tests.fail_to_pass),
-        "PASS_TO_PASS": list(task.tests.pass_to_pass),
-        "problem_statement": task.problem_statement,
-        "created_at": task.created_at,
-        # SWE-bench keys install specs on ``version``; a corrupted repo's
-        # environment is fixed by its commit, so the short commit names it.
-        "version": task.repo.commit[:8],
-    }
-    if task.image_name:
-        record["image_name"] = task.image_name
-    return record
 
 
 def pdb_records(task: Task, files: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
@@ -105,7 +77,8 @@ def pdb_records(task: Task, files: dict[str, tuple[str, str]]) -> list[dict[str,
             )
         bugs = [b for b in task.bugs if b.file == path]
         record = {
-            "task_id": f"{task.task_id}/{path}",
+            # PDB writes one result file per task_id: no "/" in it.
+            "task_id": f"{task.task_id}__{path.replace('/', '__')}",
             "source_task_id": task.task_id,
             "repo": task.repo.name,
             "target_file": path,
@@ -114,7 +87,7 @@ def pdb_records(task: Task, files: dict[str, tuple[str, str]]) -> list[dict[str,
             "task_prompt": task.problem_statement,
             "gt_solution": original,
             "buggy_code": corrupted,
-            "gt_diff": json.dumps(script, ensure_ascii=False),
+            "gt_diff": script,
             "bug_count": len(bugs),
             # PDB labels atomic bugs only (null for composed ones); the lists keep every label
             # with one type per column, so the file loads with HF datasets.
@@ -132,182 +105,100 @@ def pdb_records(task: Task, files: dict[str, tuple[str, str]]) -> list[dict[str,
     return records
 
 
-def _json_lines(records: Iterable[dict[str, Any]]) -> Iterator[str]:
-    for record in records:
-        yield json.dumps(record, ensure_ascii=False) + "\n"
-
-
-def _atomic_write(out: Path, write: Callable[[Path], None]) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _write_text_lines(lines: Iterable[str]) -> Callable[[Path], None]:
-    def write(path: Path) -> None:
-        with path.open("w", encoding="utf-8", newline="") as fh:
-            fh.writelines(lines)
+def _json_lines(records: Iterable[dict[str, Any]]) -> Callable[[BinaryIO], None]:
+    def write(stream: BinaryIO) -> None:
+        for record in records:
+            stream.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
 
     return write
 
 
-def parquet_row(task: Task) -> dict[str, Any]:
-    row = task.model_dump(mode="json")
-    row["edit_script"] = json.dumps(row["edit_script"], ensure_ascii=False)
-    for target in row["targets"]:
-        target["metrics"] = json.dumps(target["metrics"])
-    return row
+def _json_array(records: list[dict[str, Any]]) -> Callable[[BinaryIO], None]:
+    def write(stream: BinaryIO) -> None:
+        stream.write(json.dumps(records, ensure_ascii=False, indent=1).encode("utf-8") + b"\n")
+
+    return write
 
 
-def parquet_schema(extra_fields: Iterable[str] = ()) -> Any:
-    """A fixed schema, so files from different builds concatenate; unknown fields as JSON."""
-    import pyarrow as pa
-
-    strings = pa.list_(pa.string())
-    effect = pa.struct(
-        [
-            ("exception", pa.string()),
-            ("message", pa.string()),
-            ("manifest_frames", strings),
-            ("hop_distance", pa.int64()),
-        ]
-    )
-    fields = [
-        ("task_id", pa.string()),
-        (
-            "repo",
-            pa.struct(
-                [
-                    ("name", pa.string()),
-                    ("url", pa.string()),
-                    ("commit", pa.string()),
-                    ("stars", pa.int64()),
-                ]
-            ),
-        ),
-        ("mode", pa.string()),
-        ("kind", pa.string()),
-        ("corruptor", pa.string()),
-        (
-            "targets",
-            pa.list_(
-                pa.struct(
-                    [
-                        ("file", pa.string()),
-                        ("qualname", pa.string()),
-                        ("start_line", pa.int64()),
-                        ("end_line", pa.int64()),
-                        ("metrics", pa.string()),
-                    ]
-                )
-            ),
-        ),
-        (
-            "difficulty",
-            pa.struct(
-                [
-                    ("centrality_pct", pa.float64()),
-                    ("complexity_pct", pa.float64()),
-                    ("n_functions", pa.int64()),
-                    ("slice", pa.string()),
-                ]
-            ),
-        ),
-        ("corruption_patch", pa.string()),
-        ("fix_patch", pa.string()),
-        ("edit_script", pa.string()),
-        (
-            "bugs",
-            pa.list_(
-                pa.struct(
-                    [
-                        ("target", pa.string()),
-                        ("file", pa.string()),
-                        ("lines", pa.list_(pa.int64())),
-                        ("category", pa.string()),
-                        ("subcategory", pa.string()),
-                        ("operator", pa.string()),
-                        ("effect", effect),
-                    ]
-                )
-            ),
-        ),
-        (
-            "tests",
-            pa.struct(
-                [
-                    ("command", pa.string()),
-                    ("fail_to_pass", strings),
-                    ("pass_to_pass", strings),
-                    ("baseline_seconds", pa.float64()),
-                ]
-            ),
-        ),
-        ("problem_statement", pa.string()),
-        ("seed", pa.int64()),
-        ("engine_version", pa.string()),
-        ("created_at", pa.string()),
-        ("image_name", pa.string()),
-    ]
-    known = {name for name, _ in fields}
-    fields += [(name, pa.string()) for name in extra_fields if name not in known]
-    return pa.schema(fields)
-
-
-def _write_parquet(tasks: list[Task]) -> Callable[[Path], None]:
+def _write_parquet(tasks: list[Task]) -> Callable[[BinaryIO], None]:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
         raise InputError("parquet export needs pyarrow: pip install 'corrupt[parquet]'") from None
-    rows = [parquet_row(t) for t in tasks]
-    schema = parquet_schema(Task.model_fields)
-    fixed = set(parquet_schema().names)
-    for row in rows:  # fields added to Task later travel as JSON text
-        for name in schema.names:
-            if name not in fixed and name in row:
-                row[name] = json.dumps(row[name])
-    table = pa.Table.from_pylist(rows, schema=schema)
+    table = pa.Table.from_pylist([row_of(t) for t in tasks], schema=arrow_schema())
 
-    def write(path: Path) -> None:
-        pq.write_table(table, path)
+    def write(stream: BinaryIO) -> None:
+        pq.write_table(table, stream)
 
     return write
 
 
+def _features_beside(out: Path) -> None:
+    """``tasks.export.jsonl`` gets ``tasks.export.features.json``: HF datasets features to load it with."""
+    sidecar = out.with_name(out.name.removesuffix(".jsonl") + ".features.json")
+    write_bytes(sidecar, (json.dumps(task_features(), indent=1) + "\n").encode())
+
+
 def export_tasks(
-    tasks: list[Task], fmt: str, out: Path, *, files_for: FilesFor | None = None
+    tasks: list[Task],
+    fmt: str,
+    out: Path,
+    *,
+    files_for: FilesFor | None = None,
+    images: ExportImages | None = None,
 ) -> int:
-    """Write ``tasks`` to ``out`` in format ``fmt``; returns the number of records written."""
+    """Write ``tasks`` to ``out`` (``-``: stdout) in format ``fmt``; returns the number of records written.
+
+    ``files_for(task) -> {path: (original, corrupted)}`` (``Store.task_files``)
+    is needed by ``pdb``; ``images`` by the formats that run in containers.
+    """
     if fmt not in set(ExportFormat):
         raise InputError(f"unknown export format {fmt!r}; choose one of {', '.join(ExportFormat)}")
     out = Path(out)
-    if fmt == "jsonl":
-        _atomic_write(out, _write_text_lines(t.model_dump_json() + "\n" for t in tasks))
-        return len(tasks)
-    if fmt == "swesmith":
-        _atomic_write(out, _write_text_lines(_json_lines(swesmith_record(t) for t in tasks)))
-        return len(tasks)
-    if fmt == "gold":
-        predictions = (
+    if fmt in NEEDS_IMAGES and images is None:
+        raise InputError(f"the {fmt} format builds per-task images: export from a build folder")
+    if fmt == ExportFormat.PDB and files_for is None:
+        raise InputError(
+            "the pdb format needs the corrupted files' contents: export from a build folder"
+        )
+    if fmt == ExportFormat.HARBOR:
+        if str(out) == "-":
+            raise InputError("the harbor format writes a folder of tasks; give --out a folder")
+        assert images is not None
+        return write_harbor_tasks(tasks, out, images.task_image)
+    records = _records(tasks, ExportFormat(fmt), files_for, images)
+    if fmt == ExportFormat.PARQUET:
+        write_output(out, _write_parquet(tasks))
+    elif fmt == ExportFormat.PDB:
+        write_output(out, _json_array(records))
+    else:
+        write_output(out, _json_lines(records))
+    if fmt == ExportFormat.JSONL and str(out) != "-":
+        _features_beside(out)
+    if fmt == ExportFormat.SWESMITH:
+        folder = Path.cwd() if str(out) == "-" else out.parent
+        write_bytes(folder / PROFILES_FILE, profiles_module(tasks).encode())
+    return len(records)
+
+
+def _records(
+    tasks: list[Task],
+    fmt: ExportFormat,
+    files_for: FilesFor | None,
+    images: ExportImages | None,
+) -> list[dict[str, Any]]:
+    if fmt in (ExportFormat.JSONL, ExportFormat.PARQUET):
+        return [row_of(t) for t in tasks]
+    if fmt == ExportFormat.GOLD:
+        return [
             {"instance_id": t.task_id, "model_name_or_path": "gold", "model_patch": t.fix_patch}
             for t in tasks
-        )
-        _atomic_write(out, _write_text_lines(_json_lines(predictions)))
-        return len(tasks)
-    if fmt == "pdb":
-        if files_for is None:
-            raise InputError(
-                "the pdb format needs the corrupted files' contents: export from a build folder"
-            )
-        records = [r for t in tasks for r in pdb_records(t, files_for(t))]
-        _atomic_write(out, _write_text_lines(_json_lines(records)))
-        return len(records)
-    _atomic_write(out, _write_parquet(tasks))
-    return len(tasks)
+        ]
+    if fmt == ExportFormat.PDB:
+        assert files_for is not None
+        return [r for t in tasks for r in pdb_records(t, files_for(t))]
+    assert images is not None
+    if fmt == ExportFormat.SWEBENCH:
+        return [swebench_instance(t, images.task_image(t)) for t in tasks]
+    return swesmith_instances(tasks, images)

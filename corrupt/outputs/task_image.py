@@ -18,7 +18,11 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
 import tarfile
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +34,17 @@ from corrupt.repos.models import Checkout
 from corrupt.repos.runner import import_root
 from corrupt.tasks.models import Task
 
+
+@dataclass(frozen=True)
+class TaskImage:
+    """A built per-task image and the commit /testbed holds in it."""
+
+    tag: str
+    base_commit: str
+
+
 LABEL_TASK = "corrupt.task"
+LABEL_COMMIT = "corrupt.testbed-commit"
 UNINSTALL_SCRIPT = "corrupt-uninstall-local.py"
 # Runs in the first stage with the venv's python, so it sees the venv's distributions.
 UNINSTALL_LOCAL = """\
@@ -70,6 +84,9 @@ def task_dockerfile(repo_image: str, config: dict[str, Any], tree: Path) -> str:
         *(f"ENV {key}={json.dumps(value)}" for key, value in env.items()),
         f"COPY testbed/ {WORKDIR}/",
         f"WORKDIR {WORKDIR}",
+        # Harnesses keep the container alive with ``tail -f /dev/null``, which ignores
+        # SIGTERM: every ``docker stop`` would wait out its whole grace period.
+        "STOPSIGNAL SIGKILL",
     ]
     if config.get("Cmd"):
         lines.append(f"CMD {json.dumps(config['Cmd'])}")
@@ -88,7 +105,11 @@ def repo_image(sandbox: DockerSandbox, task: Task, checkout: Checkout) -> str:
 
 
 def build_task_image(sandbox: DockerSandbox, task: Task, checkout: Checkout, tree: Path) -> str:
-    """Build the per-task image from the materialised ``tree``; return its tag."""
+    """Build the per-task image from the materialised ``tree``; return its tag.
+
+    The image is labelled with the commit /testbed holds, so an export can
+    reuse it (:func:`task_image`) instead of building it again.
+    """
     base = repo_image(sandbox, task, checkout)
     recipe = task_dockerfile(base, sandbox.client.images.get(base).attrs.get("Config") or {}, tree)
     context = io.BytesIO()
@@ -105,9 +126,37 @@ def build_task_image(sandbox: DockerSandbox, task: Task, checkout: Checkout, tre
         log=sandbox.cache_dir / f"{tag.replace('/', '_').replace(':', '_')}.log",
         what=f"task {task.task_id}",
         header=f"task image {tag} from {base}\n{recipe}\n",
-        labels={LABEL_TASK: task.task_id, "corrupt.repo": task.repo.name},
+        labels={
+            LABEL_TASK: task.task_id,
+            LABEL_COMMIT: head_commit(tree),
+            "corrupt.repo": task.repo.name,
+        },
     )
     return tag
+
+
+def head_commit(tree: Path) -> str:
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def task_image(
+    sandbox: DockerSandbox, task: Task, checkout: Checkout, files: dict[str, tuple[str, str]]
+) -> TaskImage:
+    """The task's image, built from a scratch materialisation unless the engine already has it."""
+    from corrupt.outputs.materialize import materialize_task
+
+    tag = task_image_tag(task.task_id)
+    try:
+        labels = sandbox.client.images.get(tag).labels or {}
+        if labels.get(LABEL_TASK) == task.task_id and labels.get(LABEL_COMMIT):
+            return TaskImage(tag, labels[LABEL_COMMIT])
+    except ImageNotFound:
+        pass
+    with tempfile.TemporaryDirectory(prefix="corrupt-task-") as scratch:
+        tree = materialize_task(task, Path(scratch) / "testbed", tree=checkout.path, files=files)
+        return TaskImage(build_task_image(sandbox, task, checkout, tree), head_commit(tree))
 
 
 def _add_text(tar: tarfile.TarFile, name: str, text: str) -> None:
@@ -115,3 +164,32 @@ def _add_text(tar: tarfile.TarFile, name: str, text: str) -> None:
     info = tarfile.TarInfo(name)
     info.size, info.mode = len(data), 0o644
     tar.addfile(info, io.BytesIO(data))
+
+
+class ExportImages:
+    """The images the container formats name, built on the engine from a build's pinned checkout.
+
+    ``on_image(what)`` is called before each image that has to be built (a
+    progress bar's hook); images the engine already holds are reused.
+    """
+
+    def __init__(
+        self,
+        checkout: Checkout,
+        files_for: Callable[[Task], dict[str, tuple[str, str]]],
+        *,
+        base_image: str | None = None,
+        on_image: Callable[[str], None] | None = None,
+    ) -> None:
+        self.checkout = checkout
+        self.files_for = files_for
+        self.sandbox = DockerSandbox(base_image=base_image)
+        self.sandbox.client  # noqa: B018 -- connects now, or raises SandboxError with how to start one
+        self.on_image = on_image or (lambda what: None)
+
+    def task_image(self, task: Task) -> TaskImage:
+        self.on_image(task.task_id)
+        return task_image(self.sandbox, task, self.checkout, self.files_for(task))
+
+    def close(self) -> None:
+        self.sandbox.close()

@@ -42,6 +42,7 @@ from corrupt.prepare import Prepared, prepare
 from corrupt.repos.models import Checkout
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.sandboxes import SandboxName
+from corrupt.repos.specs import parse_spec
 from corrupt.selection.models import ComplexityMetric, Group, SliceSpec, Target
 from corrupt.source.edits import EditScriptError
 from corrupt.source.functions import TargetNotFound
@@ -281,7 +282,8 @@ class Build:
                     "name": checkout.name,
                     "url": checkout.url,
                     "commit": checkout.commit,
-                    "spec": o.repo,
+                    # A local folder is stored absolute, so materialize and score work from anywhere.
+                    "spec": str(parse_spec(o.repo)),
                     "stars": checkout.stars,
                     "sandbox": o.sandbox,
                 }

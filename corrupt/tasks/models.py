@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from corrupt.corruptors.models import CorruptionKind
+
+
+def _json_text(value: object) -> object:
+    """Exports carry per-task maps as JSON text (see outputs/schema.py); read them back as maps."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 class TaskMode(StrEnum):
@@ -42,6 +48,8 @@ class TargetRef(BaseModel):
     end_line: int
     metrics: dict[str, float] = Field(default_factory=dict)
 
+    _metrics_from_json = field_validator("metrics", mode="before")(_json_text)
+
 
 class Difficulty(BaseModel):
     centrality_pct: float
@@ -67,6 +75,18 @@ class BugRecord(BaseModel):
     effect: EffectRecord = Field(default_factory=EffectRecord)
 
 
+def harness_readable(test_id: str) -> bool:
+    """Whether the harnesses' pytest log parsers can name this test.
+
+    SWE-bench's and SWE-smith's parsers split each ``pytest -rA`` summary line
+    on whitespace, so a parametrized id holding a space (``test_x[a b]``) is
+    read as ``test_x[a`` and never found. Such tests stay in the task record
+    (``corrupt score`` reads its own reports) but are left out of harness
+    exports, and a task needs ``min_failing`` readable failing tests.
+    """
+    return not any(ch.isspace() for ch in test_id)
+
+
 class TestsRecord(BaseModel):
     __test__ = False  # not a pytest test class
 
@@ -74,6 +94,13 @@ class TestsRecord(BaseModel):
     fail_to_pass: list[str]
     pass_to_pass: list[str]
     baseline_seconds: float
+
+    def readable(self) -> tuple[list[str], list[str]]:
+        """FAIL_TO_PASS and PASS_TO_PASS as a harness can read them back (see :func:`harness_readable`)."""
+        return (
+            [t for t in self.fail_to_pass if harness_readable(t)],
+            [t for t in self.pass_to_pass if harness_readable(t)],
+        )
 
 
 class Task(BaseModel):
@@ -94,3 +121,5 @@ class Task(BaseModel):
     engine_version: str
     created_at: str
     image_name: str | None = None
+
+    _script_from_json = field_validator("edit_script", mode="before")(_json_text)

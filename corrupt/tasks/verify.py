@@ -28,6 +28,7 @@ from corrupt.source.edits import (
     unified_diff,
 )
 from corrupt.source.functions import function_at
+from corrupt.tasks.models import harness_readable
 
 FullRun = Callable[[dict[str, str]], TestReport]
 
@@ -117,10 +118,15 @@ def verify_dynamic(
         return Verification(
             False, _unverified("the corrupted suite timed out"), report=first, runs=1
         )
-    if len(failing) < min_failing:
+    readable = [t for t in failing if harness_readable(t)]
+    if len(readable) < min_failing:
+        unnamed = len(failing) - len(readable)
+        detail = f"; {unnamed} more whose ids harnesses cannot read" if unnamed else ""
         return Verification(
             False,
-            _unverified(f"only {len(failing)} previously passing tests fail (need {min_failing})"),
+            _unverified(
+                f"only {len(readable)} previously passing tests fail (need {min_failing}){detail}"
+            ),
             report=first,
             runs=1,
         )

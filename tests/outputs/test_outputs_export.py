@@ -10,7 +10,8 @@ import pytest
 from tasks_factory import ADVERSARIAL, MULTI, ORIGINAL, make_task, write_repo
 
 from corrupt.errors import InputError, StoreError
-from corrupt.outputs.export import export_tasks, swesmith_record
+from corrupt.outputs.export import export_tasks
+from corrupt.outputs.swesmith import swesmith_record
 from corrupt.source.edits import apply_edit_script
 from corrupt.tasks.models import Task
 
@@ -24,19 +25,24 @@ def files_lookup(*pairs):
     return lambda task: table[task.task_id]
 
 
-def test_jsonl_is_the_task_record(tmp_path: Path) -> None:
+def test_jsonl_is_the_task_record_with_maps_as_json_text(tmp_path: Path) -> None:
     tasks = [make_task(ADVERSARIAL)[0], make_task(MULTI, kind="multi")[0]]
     assert export_tasks(tasks, "jsonl", tmp_path / "out.jsonl") == 2
-    back = [Task.model_validate(r) for r in read_jsonl(tmp_path / "out.jsonl")]
-    assert back == tasks
+    rows = read_jsonl(tmp_path / "out.jsonl")
+    assert [json.loads(r["edit_script"]) for r in rows] == [t.edit_script for t in tasks]
+    assert json.loads(rows[0]["targets"][0]["metrics"]) == tasks[0].targets[0].metrics
+    assert [Task.model_validate(r) for r in rows] == tasks  # the task model reads it back
+    features = json.loads((tmp_path / "out.features.json").read_text())
+    assert features["edit_script"] == {"dtype": "string", "_type": "Value"}
+    assert list(features) == list(Task.model_fields)
 
 
-def test_swesmith_patch_applies_to_base_commit(tmp_path: Path) -> None:
+def test_swesmith_patch_introduces_the_bug_in_the_clean_repository(tmp_path: Path) -> None:
     task, files = make_task(MULTI, kind="multi", image="corrupt/acme__shop:0123")
     plain, _ = make_task(ADVERSARIAL)
-    export_tasks([task, plain], "swesmith", tmp_path / "sw.jsonl")
-    record, other = read_jsonl(tmp_path / "sw.jsonl")
+    record, other = swesmith_record(task), swesmith_record(plain)
     assert record["instance_id"] == f"acme__shop.01234567.multi__{task.task_id[:12]}"
+    assert record["repo"] == "acme__shop.01234567"
     dotted = task.model_copy(
         update={
             "task_id": "shop.5f2a9c",
@@ -47,11 +53,14 @@ def test_swesmith_patch_applies_to_base_commit(tmp_path: Path) -> None:
         "acme__shop.ab12cd34",
         "multi__5f2a9c",
     ]
-    assert record["repo"] == "acme/shop" and record["base_commit"] == task.repo.commit
     assert record["FAIL_TO_PASS"] == ["tests/test_shop.py::test_total"]
     assert record["PASS_TO_PASS"] == ["tests/test_shop.py::test_empty"]
-    assert record["image_name"] == "corrupt/acme__shop:0123" and "image_name" not in other
-    assert {"problem_statement", "created_at", "version"} <= record.keys()
+    assert (
+        record["image_name"]
+        == other["image_name"]
+        == "corrupt/swesmith.x86_64.acme_1776_shop.01234567"
+    )
+    assert {"problem_statement", "created_at"} <= record.keys()
     repo = write_repo(tmp_path / "repo", ORIGINAL)
     (tmp_path / "bug.diff").write_text(record["patch"], encoding="utf-8", newline="")
     subprocess.run(["git", "apply", str(tmp_path / "bug.diff")], cwd=repo, check=True)
@@ -63,23 +72,24 @@ def test_pdb_records_round_trip_per_file(tmp_path: Path) -> None:
     multi = make_task(MULTI, kind="multi")
     single = make_task(ADVERSARIAL)
     count = export_tasks(
-        [multi[0], single[0]], "pdb", tmp_path / "pdb.jsonl", files_for=files_lookup(multi, single)
+        [multi[0], single[0]], "pdb", tmp_path / "pdb.json", files_for=files_lookup(multi, single)
     )
-    records = read_jsonl(tmp_path / "pdb.jsonl")
-    assert count == len(records) == 3
+    records = json.loads((tmp_path / "pdb.json").read_text(encoding="utf-8"))  # one JSON array
+    assert isinstance(records, list) and count == len(records) == 3
     assert [r["target_file"] for r in records[:2]] == ["src/shop/pricing.py", "src/shop/tax.py"]
+    assert len({r["task_id"] for r in records}) == 3
     for record in records:
-        assert record["task_id"] == f"{record['source_task_id']}/{record['target_file']}"
-        assert record["buggy_code"] != record["gt_solution"]
-        assert (
-            apply_edit_script(record["buggy_code"], json.loads(record["gt_diff"]))
-            == record["gt_solution"]
+        assert "/" not in record["task_id"] and record["task_id"].startswith(
+            record["source_task_id"]
         )
+        assert record["buggy_code"] != record["gt_solution"]
+        assert isinstance(record["gt_diff"], dict)
+        assert apply_edit_script(record["buggy_code"], record["gt_diff"]) == record["gt_solution"]
         assert record["bug_count"] == 1 and record["bug_type"] == "Algorithm"
         assert record["repo"] == "acme/shop" and record["is_buggy"] is True
     tax = records[1]
     assert tax["gt_solution"] == ORIGINAL["src/shop/tax.py"] and "\r\n" in tax["buggy_code"]
-    modify = next(iter(json.loads(tax["gt_diff"]).values()))
+    modify = next(iter(tax["gt_diff"].values()))
     assert modify == {
         "type": "Modify",
         "original": "    return round(amount - extra, 2)",
@@ -89,7 +99,7 @@ def test_pdb_records_round_trip_per_file(tmp_path: Path) -> None:
 
 def test_pdb_refuses_scripts_that_do_not_restore(tmp_path: Path) -> None:
     task, files = make_task(ADVERSARIAL)
-    out = tmp_path / "pdb.jsonl"
+    out = tmp_path / "pdb.json"
     out.write_text("previous\n", encoding="utf-8")
     wrong = {
         path: (original + "# extra\n", corrupted) for path, (original, corrupted) in files.items()
@@ -97,7 +107,7 @@ def test_pdb_refuses_scripts_that_do_not_restore(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="does not restore the original"):
         export_tasks([task], "pdb", out, files_for=lambda t: wrong)
     assert out.read_text(encoding="utf-8") == "previous\n"  # never half-written
-    assert [p.name for p in tmp_path.iterdir()] == ["pdb.jsonl"]
+    assert [p.name for p in tmp_path.iterdir()] == ["pdb.json"]
     with pytest.raises(InputError, match="needs the corrupted files"):
         export_tasks([task], "pdb", out)
 
@@ -128,7 +138,7 @@ def test_unknown_format(tmp_path: Path) -> None:
         export_tasks([], "csv", tmp_path / "x")
 
 
-def test_pdb_and_swesmith_jsonl_load_with_hf_datasets(
+def test_pdb_counts_bugs_per_file_and_swesmith_loads_with_hf_datasets(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     datasets = pytest.importorskip("datasets")
@@ -141,19 +151,15 @@ def test_pdb_and_swesmith_jsonl_load_with_hf_datasets(
     task = task.model_copy(update={"bugs": [*task.bugs, pricing_bug]})  # two bugs in one file
     single = make_task(ADVERSARIAL, image="img:1")
     lookup = files_lookup((task, files), single)
-    pdb = tmp_path / "pdb.jsonl"
+    pdb = tmp_path / "pdb.json"
     export_tasks([task, single[0]], "pdb", pdb, files_for=lookup)
-    rows = datasets.load_dataset(
-        "json", data_files=str(pdb), split="train", cache_dir=str(tmp_path / "c")
-    )
-    assert rows["bug_count"] == [2, 1, 1]
-    assert rows["bug_type"] == [None, "Algorithm", "Algorithm"]
-    assert rows["bug_categories"][0] == ["Algorithm", "Checking"]
+    rows = json.loads(pdb.read_text(encoding="utf-8"))
+    assert [r["bug_count"] for r in rows] == [2, 1, 1]
+    assert [r["bug_type"] for r in rows] == [None, "Algorithm", "Algorithm"]
+    assert rows[0]["bug_categories"] == ["Algorithm", "Checking"]
     swesmith = tmp_path / "sw.jsonl"
-    export_tasks([task, single[0]], "swesmith", swesmith)
-    rows = datasets.load_dataset(
+    swesmith.write_text("".join(json.dumps(swesmith_record(t)) + "\n" for t in (task, single[0])))
+    loaded = datasets.load_dataset(
         "json", data_files=str(swesmith), split="train", cache_dir=str(tmp_path / "c")
     )
-    assert rows["image_name"] == [None, "img:1"] and rows["FAIL_TO_PASS"][1] == [
-        "tests/test_shop.py::test_total"
-    ]
+    assert loaded["FAIL_TO_PASS"][1] == ["tests/test_shop.py::test_total"]
