@@ -54,7 +54,7 @@ DEFAULT_NAMES = {
     ExportFormat.JSONL: "tasks.export.jsonl",
     ExportFormat.PARQUET: "tasks.parquet",
     ExportFormat.SWEBENCH: "swebench.jsonl",
-    ExportFormat.SWESMITH: "swesmith.jsonl",
+    ExportFormat.SWESMITH: "swesmith.json",  # SWE-smith's valid reads a JSON array only
     ExportFormat.HARBOR: "harbor",
     ExportFormat.PDB: "pdb.json",
     ExportFormat.GOLD: "gold.predictions.jsonl",
@@ -170,7 +170,7 @@ def export_tasks(
     records = _records(tasks, ExportFormat(fmt), files_for, images)
     if fmt == ExportFormat.PARQUET:
         write_output(out, _write_parquet(tasks))
-    elif fmt == ExportFormat.PDB:
+    elif fmt in (ExportFormat.PDB, ExportFormat.SWESMITH):
         write_output(out, _json_array(records))
     else:
         write_output(out, _json_lines(records))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from corrupt.errors import InputError
 from corrupt.outputs.files import umask
-from corrupt.outputs.swebench import restore_tests
+from corrupt.outputs.swebench import PYTEST_FLAGS, restore_tests
 from corrupt.outputs.task_image import TaskImage
 from corrupt.tasks.models import Task
 
@@ -82,7 +82,7 @@ def test_sh(task: Task) -> str:
             "cd /testbed",
             "export PYTHONDONTWRITEBYTECODE=1",
             *restore_tests(),
-            f"env {task.tests.command} -rA -p no:cacheprovider > /logs/verifier/pytest.log 2>&1",
+            f"env {task.tests.command} -rA {PYTEST_FLAGS} > /logs/verifier/pytest.log 2>&1",
             "python3 /tests/grade.py /tests/expected.json /logs/verifier/pytest.log"
             " > /logs/verifier/reward.txt",
             "",

@@ -14,8 +14,8 @@ GitHub lookups SWE-smith makes answered locally (the repository is not on
 GitHub), and a ``__main__`` that runs SWE-smith's own harness with the
 profiles registered::
 
-    python swesmith_profiles.py eval -d swesmith.jsonl -p gold --run_id r1
-    python swesmith_profiles.py valid swesmith.jsonl
+    python swesmith_profiles.py eval -d swesmith.json -p gold --run_id r1
+    python swesmith_profiles.py valid swesmith.json
 
 and builds the profile's image from the repository's (on the engine, named
 as the profile says) with the branches laid out as above.
@@ -39,7 +39,7 @@ from corrupt.outputs.materialize import (
     TASK_FILE,
     materialize_task,
 )
-from corrupt.outputs.swebench import repo_version
+from corrupt.outputs.swebench import PYTEST_FLAGS, repo_version
 from corrupt.repos.images import WORKDIR, add_tree
 from corrupt.tasks.models import Task
 
@@ -97,7 +97,8 @@ def profiles_module(tasks: list[Task]) -> str:
     for key, task in sorted(by_key.items()):
         owner, name = owner_and_name(task)
         cls = "Corrupt_" + re.sub(r"\W", "_", key)
-        command = f"cd {WORKDIR} && env {task.tests.command} --disable-warnings --color=no --tb=no --verbosity=1 -p no:cacheprovider"
+        flags = f"--disable-warnings --color=no --tb=no --verbosity=1 {PYTEST_FLAGS}"
+        command = f"cd {WORKDIR} && env {task.tests.command} {flags}"
         classes.append(
             f"""
 @dataclass
@@ -121,8 +122,8 @@ registry.register_profile({cls})
     return (
         '"""SWE-smith profiles of repositories exported by corrupt; importing registers them.\n\n'
         "Run SWE-smith's harness with them registered:\n\n"
-        "    python swesmith_profiles.py eval -d swesmith.jsonl -p gold --run_id r1\n"
-        "    python swesmith_profiles.py valid swesmith.jsonl\n"
+        "    python swesmith_profiles.py eval -d swesmith.json -p gold --run_id r1\n"
+        "    python swesmith_profiles.py valid swesmith.json\n"
         '"""\n\n'
         "import runpy\nimport sys\nfrom dataclasses import dataclass\n\n"
         "from swesmith.profiles import registry\n"
@@ -169,8 +170,10 @@ def testbed_with_branches(tasks: list[Task], images: ExportImages, root: Path) -
 
 def build_swesmith_image(tasks: list[Task], images: ExportImages) -> str:
     """The profile's image: the repository's image with the branched /testbed."""
+    from corrupt.outputs.task_image import repo_image
+
     sandbox = images.sandbox
-    base = sandbox.prepare(images.checkout).location
+    base = repo_image(sandbox, tasks[0], images.checkout)
     tag = image_name(tasks[0])
     recipe = f"FROM {base}\nCOPY testbed/ {WORKDIR}/\nWORKDIR {WORKDIR}\nSTOPSIGNAL SIGKILL\n"
     with tempfile.TemporaryDirectory(prefix="corrupt-swesmith-") as scratch:
