@@ -256,11 +256,13 @@ def export(
 ) -> None:
     """Write a build's tasks for a harness: SWE-bench, SWE-smith, Harbor, PDB, JSONL or Parquet."""
     from corrupt.errors import InputError
-    from corrupt.outputs.export import DEFAULT_NAMES, NEEDS_IMAGES, export_tasks
+    from corrupt.outputs.export import DEFAULT_NAMES, NEEDS_IMAGES, check_target, export_tasks
     from corrupt.outputs.slicing import read_jsonl
     from corrupt.tasks.store import Store
 
     report = err_console if str(out) == "-" else console
+    if out is not None:
+        check_target(format_, out)
     if source.is_file():  # a task JSONL: records only, no file contents
         if format_ in NEEDS_IMAGES or format_ == ExportFormat.PDB:
             raise InputError(f"the {format_} format needs a build folder, not a task file")
@@ -301,27 +303,23 @@ def _export_with_images(
     from corrupt.outputs.task_image import ExportImages
 
     checkout = original_checkout(store.checkout_info())
-    with counting_bar(report) as bar:
-        total = 1 if fmt == ExportFormat.SWESMITH else len(tasks)
-        row = bar.add_task("images", total=total, detail="")
+    # Connects first: no engine is one line of error, not a bar that never moves.
+    images = ExportImages(checkout, lambda t: store.task_files(t.task_id), base_image=base_image)
+    try:
+        with counting_bar(report) as bar:
+            total = 1 if fmt == ExportFormat.SWESMITH else len(tasks)
+            row = bar.add_task("images", total=total, detail="")
+            started: list[str] = []
 
-        seen: list[str] = []
+            def on_image(what: str) -> None:  # called as each image starts: the one before is done
+                bar.update(row, advance=1 if started else 0, detail=what)
+                started.append(what)
 
-        def on_image(what: str) -> None:  # called as each image starts: the one before is done
-            bar.update(row, advance=1 if seen else 0, detail=what)
-            seen.append(what)
-
-        images = ExportImages(
-            checkout,
-            lambda t: store.task_files(t.task_id),
-            base_image=base_image,
-            on_image=on_image,
-        )
-        try:
+            images.on_image = on_image
             written = export_tasks(tasks, fmt, out, images=images)
-        finally:
-            images.close()
-        bar.update(row, completed=total, detail="done")
+            bar.update(row, completed=total, detail="done")
+    finally:
+        images.close()
     return written
 
 

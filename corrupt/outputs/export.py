@@ -140,6 +140,12 @@ def _features_beside(out: Path) -> None:
     write_bytes(sidecar, (json.dumps(task_features(), indent=1) + "\n").encode())
 
 
+def check_target(fmt: str, out: Path) -> None:
+    """Refuse a target the format cannot write, before any image is built."""
+    if fmt == ExportFormat.HARBOR and str(out) == "-":
+        raise InputError("the harbor format writes a folder of tasks; give --out a folder")
+
+
 def export_tasks(
     tasks: list[Task],
     fmt: str,
@@ -162,9 +168,8 @@ def export_tasks(
         raise InputError(
             "the pdb format needs the corrupted files' contents: export from a build folder"
         )
+    check_target(fmt, out)
     if fmt == ExportFormat.HARBOR:
-        if str(out) == "-":
-            raise InputError("the harbor format writes a folder of tasks; give --out a folder")
         assert images is not None
         return write_harbor_tasks(tasks, out, images.task_image)
     records = _records(tasks, ExportFormat(fmt), files_for, images)

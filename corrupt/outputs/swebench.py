@@ -92,6 +92,7 @@ def swebench_instance(task: Task, image: TaskImage) -> dict[str, Any]:
         "FAIL_TO_PASS": fail_to_pass,
         "PASS_TO_PASS": pass_to_pass,
         "image": image.tag,
+        "image_name": image.tag,  # what SWE-agent reads
         "eval_script": eval_script(task),
         "log_parser": LOG_PARSER,
         "eval_type": EVAL_TYPE,

@@ -91,8 +91,11 @@ def test_docker_build_matches_local_build(tmp_path: Path) -> None:
         "--format",
         "swesmith",
         "--out",
-        str(tmp_path / "sw.jsonl"),
+        str(tmp_path / "sw.json"),
         env=env,
     )
-    records = [json.loads(line) for line in (tmp_path / "sw.jsonl").read_text().splitlines()]
-    assert len(records) == 3 and {r["image_name"] for r in records} == {image}
+    records = json.loads((tmp_path / "sw.json").read_text())
+    (smith,) = {r["image_name"] for r in records}  # SWE-smith's image, built from the build's
+    assert len(records) == 3 and smith.startswith("corrupt/swesmith.")
+    with engine_client(host) as client:
+        assert client.images.get(smith).labels["corrupt.repo"] == "minishop"
