@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -261,6 +262,8 @@ def main() -> None:
     args = parser.parse_args()
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
+    for stale in ("logs", "reports", "jobs-oracle", "jobs-nop"):  # results of an earlier run
+        shutil.rmtree(work / stale, ignore_errors=True)
     build = args.build
     if build is None:
         build = work / "build"

@@ -48,7 +48,8 @@ if ! harbor_ready; then
         rm -rf "$harbor_root.tmp"
         mkdir -p "$(dirname "$harbor_root")"
         debootstrap --variant=minbase --include=python3,python3-venv,ca-certificates,git \
-            trixie "$harbor_root.tmp" http://deb.debian.org/debian >&2
+            trixie "$harbor_root.tmp" http://deb.debian.org/debian > "$harbor_root.log" 2>&1 \
+            || { say "debootstrap failed (log: $harbor_root.log)"; exit 1; }
         harbor_root_final="$harbor_root"; harbor_root="$harbor_root.tmp"
         # Harbor 0.25.0 asks for a certifi newer than the package index may hold; any certifi works.
         echo "certifi<2026.10.19" > "$harbor_root/tmp-override.txt"
@@ -58,4 +59,6 @@ if ! harbor_ready; then
         mv "$harbor_root" "$harbor_root_final"; harbor_root="$harbor_root_final"
     fi
 fi
-echo "export CORRUPT_HARNESS_ENVS=$envs$(harbor_ready && echo " CORRUPT_HARBOR_ROOT=$harbor_root")"
+printf 'export CORRUPT_HARNESS_ENVS=%q' "$envs"
+harbor_ready && printf ' CORRUPT_HARBOR_ROOT=%q' "$harbor_root"
+echo

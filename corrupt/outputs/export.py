@@ -105,17 +105,19 @@ def pdb_records(task: Task, files: dict[str, tuple[str, str]]) -> list[dict[str,
     return records
 
 
+# Escaped to ASCII: SWE-bench reads JSONL with str.splitlines(), which also splits
+# at U+2028/U+0085 inside strings, and SWE-smith opens files in the locale's encoding.
 def _json_lines(records: Iterable[dict[str, Any]]) -> Callable[[BinaryIO], None]:
     def write(stream: BinaryIO) -> None:
         for record in records:
-            stream.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+            stream.write((json.dumps(record) + "\n").encode("ascii"))
 
     return write
 
 
 def _json_array(records: list[dict[str, Any]]) -> Callable[[BinaryIO], None]:
     def write(stream: BinaryIO) -> None:
-        stream.write(json.dumps(records, ensure_ascii=False, indent=1).encode("utf-8") + b"\n")
+        stream.write(json.dumps(records, indent=1).encode("ascii") + b"\n")
 
     return write
 
@@ -138,6 +140,17 @@ def _features_beside(out: Path) -> None:
     """``tasks.export.jsonl`` gets ``tasks.export.features.json``: HF datasets features to load it with."""
     sidecar = out.with_name(out.name.removesuffix(".jsonl") + ".features.json")
     write_bytes(sidecar, (json.dumps(task_features(), indent=1) + "\n").encode())
+
+
+def runnable(tasks: list[Task]) -> list[Task]:
+    """Tasks a harness can grade: with no FAIL_TO_PASS test it can name, any patch would pass.
+
+    Builds verify ``--min-failing`` readable tests; this guards older builds.
+    """
+    kept = [t for t in tasks if t.tests.readable()[0]]
+    if tasks and not kept:
+        raise InputError("no task has a FAIL_TO_PASS test whose id a harness can read")
+    return kept
 
 
 def check_target(fmt: str, out: Path) -> None:
@@ -169,6 +182,8 @@ def export_tasks(
             "the pdb format needs the corrupted files' contents: export from a build folder"
         )
     check_target(fmt, out)
+    if fmt in NEEDS_IMAGES:
+        tasks = runnable(tasks)
     if fmt == ExportFormat.HARBOR:
         assert images is not None
         return write_harbor_tasks(tasks, out, images.task_image)

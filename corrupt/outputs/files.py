@@ -23,8 +23,11 @@ def write_output(out: Path, write: Callable[[BinaryIO], object]) -> None:
     ``mkstemp``'s private ``0o600``: exports are meant to be shared.
     """
     if str(out) == "-":
-        write(sys.stdout.buffer)
-        sys.stdout.buffer.flush()
+        try:
+            write(sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:  # the reader stopped (| head): not an error of ours
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)

@@ -56,7 +56,7 @@ def task_toml(task: Task, image: TaskImage) -> str:
         "n_functions": task.difficulty.n_functions,
     }
     lines = ['schema_version = "1.4"', "", "[metadata]"]
-    lines += [f"{key} = {json.dumps(value)}" for key, value in metadata.items()]
+    lines += [f"{key} = {_toml(value)}" for key, value in metadata.items()]
     lines += [
         "",
         "[verifier]",
@@ -66,14 +66,22 @@ def task_toml(task: Task, image: TaskImage) -> str:
         "timeout_sec = 3600.0",
         "",
         "[environment]",
-        f"docker_image = {json.dumps(image.tag)}",
+        f"docker_image = {_toml(image.tag)}",
         "build_timeout_sec = 600.0",
         "",
     ]
     return "\n".join(lines)
 
 
-def test_sh(task: Task) -> str:
+def _toml(value: object) -> str:
+    """A TOML scalar. JSON's string escapes are TOML's, except that TOML wants
+    characters beyond the BMP as themselves (not surrogate pairs) and DEL escaped."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    return json.dumps(value)
+
+
+def test_sh(task: Task, image: TaskImage) -> str:
     return "\n".join(
         [
             "#!/bin/bash",
@@ -81,7 +89,7 @@ def test_sh(task: Task) -> str:
             "mkdir -p /logs/verifier",
             "cd /testbed",
             "export PYTHONDONTWRITEBYTECODE=1",
-            *restore_tests(),
+            *restore_tests(image.base_commit),
             f"env {task.tests.command} -rA {PYTEST_FLAGS} > /logs/verifier/pytest.log 2>&1",
             "python3 /tests/grade.py /tests/expected.json /logs/verifier/pytest.log"
             " > /logs/verifier/reward.txt",
@@ -104,7 +112,7 @@ def write_task_folder(task: Task, image: TaskImage, folder: Path) -> None:
         "instruction.md": task.problem_statement.rstrip("\n")
         + "\n\nThe repository is at /testbed. Change the code, not the tests.\n",
         "environment/Dockerfile": f"FROM {image.tag}\nWORKDIR /testbed\n",
-        "tests/test.sh": test_sh(task),
+        "tests/test.sh": test_sh(task, image),
         "tests/grade.py": GRADE,
         "tests/expected.json": json.dumps(
             {"FAIL_TO_PASS": task.tests.fail_to_pass, "PASS_TO_PASS": task.tests.pass_to_pass},

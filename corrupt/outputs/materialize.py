@@ -83,7 +83,7 @@ def task_manifest(task: Task) -> dict[str, Any]:
     return manifest
 
 
-def _git(args: list[str], cwd: Path, env: dict[str, str]) -> None:
+def run_git(args: list[str], cwd: Path, env: dict[str, str]) -> None:
     result = subprocess.run(
         ["git", "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null", *args],
         cwd=cwd,
@@ -139,9 +139,9 @@ def _write_repo(task: Task, root: Path, tree: Path, files: dict[str, tuple[str, 
         target.chmod(target.stat().st_mode | stat.S_IWUSR)  # copies keep a read-only source's mode
         target.write_text(corrupted, encoding="utf-8", newline="")
     when = {"GIT_AUTHOR_DATE": task.created_at, "GIT_COMMITTER_DATE": task.created_at}
-    _git(["init", "-q", "-b", "main"], root, when)
-    _git(["add", "--all", "--force", "."], root, when)
-    _git(["commit", "-q", "--no-verify", "-m", f"Task {task.task_id}"], root, when)
+    run_git(["init", "-q", "-b", "main"], root, when)
+    run_git(["add", "--all", "--force", "."], root, when)
+    run_git(["commit", "-q", "--no-verify", "-m", f"Task {task.task_id}"], root, when)
     info = root / ".git" / "info"
     info.mkdir(exist_ok=True)
     with (info / "exclude").open("a", encoding="utf-8") as fh:

@@ -111,7 +111,7 @@ def _encode(value: Any, annotation: Any) -> Any:
     if origin is list:
         return [_encode(item, get_args(annotation)[0]) for item in value]
     if origin is dict:
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return {n: _encode(getattr(value, n), h) for n, h in _fields(annotation).items()}
     return value.value if isinstance(value, Enum) else value

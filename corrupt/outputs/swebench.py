@@ -41,20 +41,24 @@ def support_pathspecs() -> list[str]:
     ]
 
 
-def restore_tests() -> list[str]:
-    """Shell lines putting every test-support file back as committed, and removing new ones.
+def restore_tests(base_commit: str) -> list[str]:
+    """Shell lines putting every test-support file back as in ``base_commit``, and removing new ones.
 
-    One ``git checkout`` per pathspec: a single call naming a pathspec that
-    matches nothing would restore nothing at all.
+    The task's own commit, not HEAD: an agent working in the container may
+    have committed its edits. New files are those untracked, or added since
+    that commit. One ``git checkout`` per pathspec: a single call naming a
+    pathspec that matches nothing would restore nothing at all.
     """
     specs = shlex.join(support_pathspecs())
     return [
-        f'for spec in {specs}; do git checkout HEAD -- "$spec" 2>/dev/null; done',
+        f"git diff -z --name-only --no-renames --diff-filter=A {base_commit} -- {specs}"
+        " | xargs -0 -r rm -f --",
         f"git ls-files -z --others -- {specs} | xargs -0 -r rm -f --",
+        f'for spec in {specs}; do git checkout {base_commit} -- "$spec" 2>/dev/null; done',
     ]
 
 
-def eval_script(task: Task) -> str:
+def eval_script(task: Task, image: TaskImage) -> str:
     """Restore the tests as committed, then run the task's suite between the markers."""
     return "\n".join(
         [
@@ -62,7 +66,7 @@ def eval_script(task: Task) -> str:
             "set -uxo pipefail",
             "cd /testbed",
             "export PYTHONDONTWRITEBYTECODE=1",
-            *restore_tests(),
+            *restore_tests(image.base_commit),
             f": '{START_MARKER}'",
             f"env {task.tests.command} -rA {PYTEST_FLAGS}",
             f": '{END_MARKER}'",
@@ -93,7 +97,7 @@ def swebench_instance(task: Task, image: TaskImage) -> dict[str, Any]:
         "PASS_TO_PASS": pass_to_pass,
         "image": image.tag,
         "image_name": image.tag,  # what SWE-agent reads
-        "eval_script": eval_script(task),
+        "eval_script": eval_script(task, image),
         "log_parser": LOG_PARSER,
         "eval_type": EVAL_TYPE,
     }

@@ -33,14 +33,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from corrupt.outputs.materialize import (
-    GIT_ENV,
     PROBLEM_FILE,
     RUNNER_FILE,
     TASK_FILE,
     materialize_task,
+    run_git,
 )
 from corrupt.outputs.swebench import PYTEST_FLAGS, repo_version
 from corrupt.repos.images import WORKDIR, add_tree
+from corrupt.scoring.patch import is_test_support
 from corrupt.tasks.models import Task
 
 if TYPE_CHECKING:
@@ -98,6 +99,7 @@ def profiles_module(tasks: list[Task]) -> str:
         owner, name = owner_and_name(task)
         cls = "Corrupt_" + re.sub(r"\W", "_", key)
         flags = f"--disable-warnings --color=no --tb=no --verbosity=1 {PYTEST_FLAGS}"
+        timeout = max(90, round(task.tests.baseline_seconds * 10))  # SWE-smith's default is 90 s
         command = f"cd {WORKDIR} && env {task.tests.command} {flags}"
         classes.append(
             f"""
@@ -108,6 +110,8 @@ class {cls}(PythonProfile):
     commit: str = {repo_version(task)!r}
     org_dh: str = {ORG!r}
     test_cmd: str = {command!r}
+    timeout: int = {timeout}
+    timeout_ref: int = {max(900, timeout)}
 
     def _is_repo_private(self) -> bool:
         return False  # not on GitHub: nothing to ask
@@ -138,34 +142,44 @@ registry.register_profile({cls})
     )
 
 
-def _git(args: list[str], cwd: Path) -> None:
-    subprocess.run(
-        ["git", "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null", *args],
-        cwd=cwd,
-        env={**GIT_ENV, "PATH": "/usr/bin:/bin:/usr/local/bin"},
-        check=True,
-        capture_output=True,
-    )
-
-
 def testbed_with_branches(tasks: list[Task], images: ExportImages, root: Path) -> Path:
     """The clean repository at ``main``, and per task a branch: Bug Patch, Remove F2P Tests."""
     first = tasks[0]
     clean = first.model_copy(update={"task_id": repo_key(first), "edit_script": {}})
-    files = {path: (original, original) for path, (original, _) in images.files_for(first).items()}
+    corrupted = {task.task_id: images.files_for(task) for task in tasks}
+    # Every file some task corrupts, written back as the original: each is checked
+    # against the pinned tree and made writable for the branches below.
+    files = {
+        path: (original, original)
+        for per_task in corrupted.values()
+        for path, (original, _) in per_task.items()
+    }
     tree = materialize_task(clean, root / "testbed", tree=images.checkout.path, files=files)
     for name in (PROBLEM_FILE, TASK_FILE, RUNNER_FILE):  # one task's notes, not the repository's
         (tree / name).unlink()
     for task in tasks:
-        _git(["checkout", "-q", "-b", instance_id(task), "main"], tree)
-        for path, (_, corrupted) in images.files_for(task).items():
-            (tree / path).write_text(corrupted, encoding="utf-8", newline="")
-        _git(["commit", "-q", "-a", "--no-verify", "-m", "Bug Patch"], tree)
-        f2p_files = sorted({t.split("::", 1)[0] for t in task.tests.fail_to_pass})
-        _git(["rm", "-q", "--ignore-unmatch", "--", *f2p_files], tree)
-        _git(["commit", "-q", "--allow-empty", "--no-verify", "-m", "Remove F2P Tests"], tree)
-        _git(["checkout", "-q", "main"], tree)
+        run_git(["checkout", "-q", "-b", instance_id(task), "main"], tree, {})
+        for path, (_, text) in corrupted[task.task_id].items():
+            (tree / path).write_text(text, encoding="utf-8", newline="")
+        run_git(["commit", "-q", "-a", "--no-verify", "-m", "Bug Patch"], tree, {})
+        # Test modules only: a doctest id names the product module it lives in.
+        f2p_files = sorted(
+            {t.split("::", 1)[0] for t in task.tests.fail_to_pass} & set(_test_files(tree))
+        )
+        if f2p_files:
+            run_git(["rm", "-q", "--", *f2p_files], tree, {})
+        run_git(
+            ["commit", "-q", "--allow-empty", "--no-verify", "-m", "Remove F2P Tests"], tree, {}
+        )
+        run_git(["checkout", "-q", "main"], tree, {})
     return tree
+
+
+def _test_files(tree: Path) -> list[str]:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=tree, capture_output=True, check=True
+    ).stdout.decode("utf-8", "surrogateescape")
+    return [path for path in listed.split("\0") if path and is_test_support(path, set())]
 
 
 def build_swesmith_image(tasks: list[Task], images: ExportImages) -> str:

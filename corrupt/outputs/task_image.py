@@ -119,7 +119,6 @@ def build_task_image(sandbox: DockerSandbox, task: Task, checkout: Checkout, tre
         add_tree(tar, tree, "testbed", skip=set())
     context.seek(0)
     tag = task_image_tag(task.task_id)
-    sandbox.cache_dir.mkdir(parents=True, exist_ok=True)
     sandbox.build_image(
         tag,
         context,

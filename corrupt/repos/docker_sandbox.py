@@ -195,6 +195,7 @@ class DockerSandbox(Sandbox):
         """Build ``context`` (a tar with a Dockerfile) as ``tag``; a failure names the log and its last lines."""
         tail: deque[str] = deque(maxlen=_LOG_TAIL)
         started = time.monotonic()
+        log.parent.mkdir(parents=True, exist_ok=True)
         with log.open("w", encoding="utf-8") as out:
             out.write(header)
             try:

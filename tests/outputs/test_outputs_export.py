@@ -10,7 +10,7 @@ import pytest
 from tasks_factory import ADVERSARIAL, MULTI, ORIGINAL, make_task, write_repo
 
 from corrupt.errors import InputError, StoreError
-from corrupt.outputs.export import export_tasks
+from corrupt.outputs.export import export_tasks, runnable
 from corrupt.outputs.swesmith import swesmith_record
 from corrupt.source.edits import apply_edit_script
 from corrupt.tasks.models import Task
@@ -131,6 +131,29 @@ def test_parquet_loads_with_hf_datasets(tmp_path: Path, monkeypatch: pytest.Monk
         assert json.loads(row["targets"][0]["metrics"]) == task.targets[0].metrics
         assert row["bugs"][0]["lines"] == task.bugs[0].lines
         assert row["image_name"] == task.image_name
+
+
+def test_json_exports_are_ascii_so_line_splitters_cannot_cut_a_record(tmp_path: Path) -> None:
+    """SWE-bench reads JSONL with str.splitlines(), which also splits at U+2028 and U+0085."""
+    task = make_task(ADVERSARIAL)[0]
+    task = task.model_copy(update={"problem_statement": "Broken\u2028pricing\x85 caf\u00e9"})
+    for fmt in ("gold", "jsonl"):
+        out = tmp_path / f"{fmt}.jsonl"
+        export_tasks([task, task], fmt, out)
+        lines = out.read_text(encoding="utf-8").splitlines()
+        assert len(lines) == 2 and all(line.isascii() for line in lines)
+    row = json.loads((tmp_path / "jsonl.jsonl").read_text().splitlines()[0])
+    assert row["problem_statement"] == task.problem_statement
+
+
+def test_tasks_no_harness_can_grade_are_left_out() -> None:
+    named, _ = make_task(ADVERSARIAL)
+    spaced = named.model_copy(
+        update={"tests": named.tests.model_copy(update={"fail_to_pass": ["tests/t.py::f[a b]"]})}
+    )
+    assert runnable([named, spaced]) == [named]
+    with pytest.raises(InputError, match="no task has a FAIL_TO_PASS test"):
+        runnable([spaced])
 
 
 def test_unknown_format(tmp_path: Path) -> None:

@@ -56,6 +56,12 @@ def make_testbed(root: Path, task: Task, *, fixed: bool) -> Path:
     return tree
 
 
+def git(tree: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=tree, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
 def run_script(script: str, tree: Path) -> str:
     """A harness script as the container would run it, with /testbed being ``tree``."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
@@ -87,16 +93,20 @@ else:
 @pytest.mark.parametrize("fixed", [True, False], ids=["gold", "corrupted"])
 def test_swebench_5_runs_the_eval_script_and_grades_its_log(tmp_path: Path, fixed: bool) -> None:
     task = harness_task()
-    instance = swebench_instance(task, IMAGE)
-    assert instance["image"] == IMAGE.tag and instance["base_commit"] == IMAGE.base_commit
+    tree = make_testbed(tmp_path / "testbed", task, fixed=fixed)
+    image = TaskImage(IMAGE.tag, git(tree, "rev-parse", "HEAD"))
+    instance = swebench_instance(task, image)
+    assert instance["image"] == IMAGE.tag and instance["base_commit"] == image.base_commit
     assert instance["FAIL_TO_PASS"] == F2P and SPACED not in instance["PASS_TO_PASS"]
     assert instance["version"] == task.repo.commit[:12] and instance["patch"] == task.fix_patch
     (tmp_path / "instance.json").write_text(json.dumps(instance), encoding="utf-8")
     script = run_side("swebench", SWEBENCH_GRADE, str(tmp_path / "instance.json"))
     assert isinstance(script, str) and ">>>>> Start Test Output" in script
-    tree = make_testbed(tmp_path / "testbed", task, fixed=fixed)
-    (tree / "tests" / "test_shop.py").write_text("def test_total():\n    pass\n")  # tampering
+    # An agent that weakened the tests, added a conftest.py, and committed it all.
+    (tree / "tests" / "test_shop.py").write_text("def test_total():\n    pass\n")
     (tree / "tests" / "conftest.py").write_text("collect_ignore = ['test_shop.py']\n")
+    git(tree, "add", "-A")
+    git(tree, "-c", "user.name=a", "-c", "user.email=a@a", "commit", "-qm", "agent")
     log = tmp_path / "test_output.txt"
     log.write_text(run_script(script, tree), encoding="utf-8")
     report = run_side("swebench", SWEBENCH_GRADE, str(tmp_path / "instance.json"), str(log))
@@ -177,7 +187,12 @@ print(json.dumps(out))
 
 
 def test_harbor_loads_the_task_folders(tmp_path: Path) -> None:
-    tasks = [harness_task(), make_task(ADVERSARIAL)[0]]
+    other = make_task(ADVERSARIAL)[0]
+    odd = 'acme/shop \U0001f600 \x7f "quoted"'  # TOML wants these as themselves or escaped
+    tasks = [
+        harness_task(),
+        other.model_copy(update={"repo": other.repo.model_copy(update={"name": odd})}),
+    ]
     out = tmp_path / "harbor"
     assert write_harbor_tasks(tasks, out, lambda task: IMAGE) == 2
     code = HARBOR_LOAD.replace("sys.argv[1]", repr(str(out)))
@@ -189,6 +204,7 @@ def test_harbor_loads_the_task_folders(tmp_path: Path) -> None:
         entry = by_id[task.task_id]
         assert entry["valid"] and entry["image"] == IMAGE.tag and entry["verifier"] >= 600
         assert task.problem_statement.strip() in entry["instruction"]
+        assert entry["metadata"]["repo"] == task.repo.name
         folder = out / task.task_id
         assert (folder / "environment" / "Dockerfile").read_text().startswith(f"FROM {IMAGE.tag}")
         assert os.access(folder / "tests" / "test.sh", os.X_OK)
