@@ -151,33 +151,24 @@ def swesmith(build: Path, work: Path) -> None:
         )
 
 
+def in_harbor_root(*args: str) -> list[str]:
+    """A command in Harbor's trixie root (bubblewrap), with ``args`` before it (binds, env)."""
+    return [
+        "bwrap", "--bind", str(HARBOR_ROOT), "/", "--proc", "/proc", "--dev", "/dev",
+        "--tmpfs", "/tmp", "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf", *args,
+    ]  # fmt: skip
+
+
 def harbor_tools(work: Path) -> Path:
     """Docker CLI and Compose v2 from Debian, in Harbor's root (Harbor shells out to `docker compose`)."""
     if not (HARBOR_ROOT / "usr/libexec/docker/cli-plugins/docker-compose").exists():
+        install = (
+            "apt-get -q -o APT::Sandbox::User=root update && apt-get -q -y -o "
+            "APT::Sandbox::User=root install --no-install-recommends docker-cli docker-compose"
+        )
         timed(
             "apt-get install docker-cli docker-compose (root)",
-            [
-                "bwrap",
-                "--bind",
-                str(HARBOR_ROOT),
-                "/",
-                "--proc",
-                "/proc",
-                "--dev",
-                "/dev",
-                "--tmpfs",
-                "/tmp",
-                "--ro-bind",
-                "/etc/resolv.conf",
-                "/etc/resolv.conf",
-                "--setenv",
-                "DEBIAN_FRONTEND",
-                "noninteractive",
-                "sh",
-                "-c",
-                "apt-get -q -o APT::Sandbox::User=root update && "
-                "apt-get -q -y -o APT::Sandbox::User=root install --no-install-recommends docker-cli docker-compose",
-            ],
+            in_harbor_root("--setenv", "DEBIAN_FRONTEND", "noninteractive", "sh", "-c", install),
         )
     config = work / "docker-config"
     config.mkdir(exist_ok=True)
@@ -195,26 +186,13 @@ def harbor(build: Path, work: Path) -> None:
         jobs = work / f"jobs-{agent}"
         timed(
             f"harbor run -a {agent}",
-            [
-                "bwrap",
-                "--bind",
-                str(HARBOR_ROOT),
-                "/",
-                "--proc",
-                "/proc",
-                "--dev",
-                "/dev",
-                "--tmpfs",
-                "/tmp",
+            in_harbor_root(
                 "--bind",
                 str(work),
                 str(work),
                 "--bind",
                 SOCKET,
                 "/tmp/podman.sock",
-                "--ro-bind",
-                "/etc/resolv.conf",
-                "/etc/resolv.conf",
                 "--setenv",
                 "HOME",
                 "/root",
@@ -243,7 +221,7 @@ def harbor(build: Path, work: Path) -> None:
                 "-o",
                 str(jobs),
                 "-y",
-            ],
+            ),  # fmt: skip
         )
         result = json.loads(next(jobs.glob("*/result.json")).read_text())
         rewards = [
@@ -251,7 +229,8 @@ def harbor(build: Path, work: Path) -> None:
             for p in jobs.glob("*/*/result.json")
         ]
         print(
-            f"  {agent}: rewards {sorted(rewards, key=str)}; {result.get('n_total_trials', len(rewards))} trials"
+            f"  {agent}: rewards {sorted(rewards, key=str)}; "
+            f"{result.get('n_total_trials', len(rewards))} trials"
         )
 
 

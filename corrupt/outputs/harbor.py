@@ -21,7 +21,7 @@ from pathlib import Path
 
 from corrupt.errors import InputError
 from corrupt.outputs.files import umask
-from corrupt.outputs.swebench import PYTEST_FLAGS, restore_tests
+from corrupt.outputs.swebench import PYTEST_FLAGS, in_testbed
 from corrupt.outputs.task_image import TaskImage
 from corrupt.tasks.models import Task
 
@@ -87,9 +87,7 @@ def test_sh(task: Task, image: TaskImage) -> str:
             "#!/bin/bash",
             "# Puts the tests back as committed, runs the suite, writes the reward.",
             "mkdir -p /logs/verifier",
-            "cd /testbed",
-            "export PYTHONDONTWRITEBYTECODE=1",
-            *restore_tests(image.base_commit),
+            *in_testbed(image),
             f"env {task.tests.command} -rA {PYTEST_FLAGS} > /logs/verifier/pytest.log 2>&1",
             "python3 /tests/grade.py /tests/expected.json /logs/verifier/pytest.log"
             " > /logs/verifier/reward.txt",

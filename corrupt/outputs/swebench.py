@@ -58,15 +58,18 @@ def restore_tests(base_commit: str) -> list[str]:
     ]
 
 
+def in_testbed(image: TaskImage) -> list[str]:
+    """The start of every grading script: into /testbed, no byte-code, the tests put back."""
+    return ["cd /testbed", "export PYTHONDONTWRITEBYTECODE=1", *restore_tests(image.base_commit)]
+
+
 def eval_script(task: Task, image: TaskImage) -> str:
     """Restore the tests as committed, then run the task's suite between the markers."""
     return "\n".join(
         [
             "#!/bin/bash",
             "set -uxo pipefail",
-            "cd /testbed",
-            "export PYTHONDONTWRITEBYTECODE=1",
-            *restore_tests(image.base_commit),
+            *in_testbed(image),
             f": '{START_MARKER}'",
             f"env {task.tests.command} -rA {PYTEST_FLAGS}",
             f": '{END_MARKER}'",

@@ -184,7 +184,7 @@ def _test_files(tree: Path) -> list[str]:
 
 def build_swesmith_image(tasks: list[Task], images: ExportImages) -> str:
     """The profile's image: the repository's image with the branched /testbed."""
-    from corrupt.outputs.task_image import repo_image
+    from corrupt.outputs.task_image import add_text, repo_image
 
     sandbox = images.sandbox
     base = repo_image(sandbox, tasks[0], images.checkout)
@@ -194,10 +194,7 @@ def build_swesmith_image(tasks: list[Task], images: ExportImages) -> str:
         tree = testbed_with_branches(tasks, images, Path(scratch))
         context = io.BytesIO()
         with tarfile.open(fileobj=context, mode="w") as tar:
-            data = recipe.encode()
-            info = tarfile.TarInfo("Dockerfile")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
+            add_text(tar, "Dockerfile", recipe)
             add_tree(tar, tree, "testbed", skip=set())
         context.seek(0)
         sandbox.build_image(

@@ -114,8 +114,8 @@ def build_task_image(sandbox: DockerSandbox, task: Task, checkout: Checkout, tre
     recipe = task_dockerfile(base, sandbox.client.images.get(base).attrs.get("Config") or {}, tree)
     context = io.BytesIO()
     with tarfile.open(fileobj=context, mode="w") as tar:
-        _add_text(tar, "Dockerfile", recipe)
-        _add_text(tar, UNINSTALL_SCRIPT, UNINSTALL_LOCAL)
+        add_text(tar, "Dockerfile", recipe)
+        add_text(tar, UNINSTALL_SCRIPT, UNINSTALL_LOCAL)
         add_tree(tar, tree, "testbed", skip=set())
     context.seek(0)
     tag = task_image_tag(task.task_id)
@@ -158,7 +158,7 @@ def task_image(
         return TaskImage(build_task_image(sandbox, task, checkout, tree), head_commit(tree))
 
 
-def _add_text(tar: tarfile.TarFile, name: str, text: str) -> None:
+def add_text(tar: tarfile.TarFile, name: str, text: str) -> None:
     data = text.encode()
     info = tarfile.TarInfo(name)
     info.size, info.mode = len(data), 0o644
