@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -43,7 +44,9 @@ def task_id_for(repo_name: str, commit: str, mode: str, repair: Repair) -> str:
     digest = hashlib.sha256(
         json.dumps([commit, mode, repair.edit_script], sort_keys=True).encode()
     ).hexdigest()[:12]
-    return f"{repo_name.replace('/', '__')}.{digest}"
+    # Harnesses name containers, log folders and branches after the id: keep it to
+    # the characters those allow (a local folder's name may hold anything).
+    return f"{re.sub(r'[^A-Za-z0-9._-]', '_', repo_name.replace('/', '__'))}.{digest}"
 
 
 def build_task(

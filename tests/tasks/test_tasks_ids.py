@@ -1,0 +1,18 @@
+"""Task ids name harness containers, log folders and git branches: only characters those allow."""
+
+from __future__ import annotations
+
+import re
+
+from corrupt.tasks.assemble import task_id_for
+from corrupt.tasks.verify import Repair
+
+REPAIR = Repair("", "", {"a.py": {"1": {"type": "Modify", "original": "x", "modified": "y"}}})
+
+
+def test_ids_keep_plain_names_and_fold_the_rest() -> None:
+    assert task_id_for("acme/shop", "c0ffee", "remove", REPAIR).startswith("acme__shop.")
+    assert task_id_for("minishop", "c0ffee", "remove", REPAIR).startswith("minishop.")
+    odd = task_id_for("my shop \U0001f600+@", "c0ffee", "remove", REPAIR)
+    assert re.fullmatch(r"[A-Za-z0-9._-]+", odd) and odd.startswith("my_shop____.")
+    assert odd != task_id_for("my shop \U0001f600+@", "c0ffee", "discovery", REPAIR)
