@@ -26,8 +26,8 @@ from corrupt.selection.models import ComplexityMetric, SliceName
 from corrupt.tasks.models import BuildMode
 
 if TYPE_CHECKING:
+    from corrupt.repos.models import Checkout
     from corrupt.tasks.models import Task
-    from corrupt.tasks.store import Store
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -257,7 +257,9 @@ def export(
     """Write a build's tasks for a harness: SWE-bench, SWE-smith, Harbor, PDB, JSONL or Parquet."""
     from corrupt.errors import InputError
     from corrupt.outputs.export import DEFAULT_NAMES, NEEDS_IMAGES, check_target, export_tasks
+    from corrupt.outputs.materialize import original_checkout
     from corrupt.outputs.slicing import read_jsonl
+    from corrupt.outputs.swesmith import profiles_path
     from corrupt.tasks.store import Store
 
     report = err_console if str(out) == "-" else console
@@ -278,7 +280,10 @@ def export(
             target = out or source / DEFAULT_NAMES[format_]
             files_for = lambda t: store.task_files(t.task_id)  # noqa: E731
             if format_ in NEEDS_IMAGES:
-                written = _export_with_images(store, tasks, format_, target, base_image, report)
+                checkout = original_checkout(store.checkout_info())
+                written = _export_with_images(
+                    checkout, files_for, tasks, format_, target, base_image, report
+                )
             else:
                 written = export_tasks(tasks, format_, target, files_for=files_for)
         finally:
@@ -286,10 +291,13 @@ def export(
     report.print(
         f"{written} {format_} records from {len(tasks)} tasks -> {target}", highlight=False
     )
+    if format_ == ExportFormat.SWESMITH:
+        report.print(f"SWE-smith profiles -> {profiles_path(target)}", highlight=False)
 
 
 def _export_with_images(
-    store: Store,
+    checkout: Checkout,
+    files_for: Callable[[Task], dict[str, tuple[str, str]]],
     tasks: list[Task],
     fmt: ExportFormat,
     out: Path,
@@ -299,12 +307,10 @@ def _export_with_images(
     """Exports that name container images: build them (a bar over tasks), then write."""
     from corrupt.cli.progress import counting_bar
     from corrupt.outputs.export import export_tasks
-    from corrupt.outputs.materialize import original_checkout
     from corrupt.outputs.task_image import ExportImages
 
-    checkout = original_checkout(store.checkout_info())
     # Connects first: no engine is one line of error, not a bar that never moves.
-    images = ExportImages(checkout, lambda t: store.task_files(t.task_id), base_image=base_image)
+    images = ExportImages(checkout, files_for, base_image=base_image)
     try:
         with counting_bar(report) as bar:
             total = 1 if fmt == ExportFormat.SWESMITH else len(tasks)

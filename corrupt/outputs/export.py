@@ -34,7 +34,7 @@ from corrupt.outputs.files import write_bytes, write_output
 from corrupt.outputs.harbor import write_harbor_tasks
 from corrupt.outputs.schema import arrow_schema, row_of, task_features
 from corrupt.outputs.swebench import swebench_instance
-from corrupt.outputs.swesmith import PROFILES_FILE, profiles_module, swesmith_instances
+from corrupt.outputs.swesmith import profiles_module, profiles_path, swesmith_instances
 from corrupt.outputs.task_image import ExportImages
 from corrupt.source.edits import apply_edit_script
 from corrupt.tasks.models import Task
@@ -197,8 +197,7 @@ def export_tasks(
     if fmt == ExportFormat.JSONL and str(out) != "-":
         _features_beside(out)
     if fmt == ExportFormat.SWESMITH:
-        folder = Path.cwd() if str(out) == "-" else out.parent
-        write_bytes(folder / PROFILES_FILE, profiles_module(tasks).encode())
+        write_bytes(profiles_path(out), profiles_module(tasks).encode())
     return len(records)
 
 

@@ -81,23 +81,6 @@ def arrow_schema() -> Any:
     return pa.schema([(name, arrow_type(f)) for name, f in features.items()], metadata=metadata)
 
 
-def json_columns() -> list[str]:
-    """Dotted paths of the columns that hold JSON text (``edit_script``, ``targets.metrics``)."""
-    return [path for name, hint in _fields(Task).items() for path in _json_paths(hint, name)]
-
-
-def _json_paths(annotation: Any, path: str) -> list[str]:
-    annotation = _unwrap(annotation)
-    origin = get_origin(annotation)
-    if origin is list:
-        return _json_paths(get_args(annotation)[0], path)
-    if origin is dict:
-        return [path]
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return [p for n, h in _fields(annotation).items() for p in _json_paths(h, f"{path}.{n}")]
-    return []
-
-
 def row_of(task: Task) -> dict[str, Any]:
     """The task as one row of that schema: its maps as JSON text, everything else as is."""
     return {name: _encode(getattr(task, name), hint) for name, hint in _fields(Task).items()}

@@ -157,15 +157,14 @@ def testbed_with_branches(tasks: list[Task], images: ExportImages, root: Path) -
     tree = materialize_task(clean, root / "testbed", tree=images.checkout.path, files=files)
     for name in (PROBLEM_FILE, TASK_FILE, RUNNER_FILE):  # one task's notes, not the repository's
         (tree / name).unlink()
+    test_files = set(_test_files(tree))
     for task in tasks:
         run_git(["checkout", "-q", "-b", instance_id(task), "main"], tree, {})
         for path, (_, text) in corrupted[task.task_id].items():
             (tree / path).write_text(text, encoding="utf-8", newline="")
         run_git(["commit", "-q", "-a", "--no-verify", "-m", "Bug Patch"], tree, {})
         # Test modules only: a doctest id names the product module it lives in.
-        f2p_files = sorted(
-            {t.split("::", 1)[0] for t in task.tests.fail_to_pass} & set(_test_files(tree))
-        )
+        f2p_files = sorted({t.split("::", 1)[0] for t in task.tests.fail_to_pass} & test_files)
         if f2p_files:
             run_git(["rm", "-q", "--", *f2p_files], tree, {})
         run_git(
@@ -209,6 +208,11 @@ def build_swesmith_image(tasks: list[Task], images: ExportImages) -> str:
 
 
 PROFILES_FILE = "swesmith_profiles.py"
+
+
+def profiles_path(out: Path) -> Path:
+    """Beside the instances; with ``--out -``, in the current folder."""
+    return (Path.cwd() if str(out) == "-" else out.parent) / PROFILES_FILE
 
 
 def swesmith_instances(tasks: list[Task], images: ExportImages) -> list[dict[str, Any]]:

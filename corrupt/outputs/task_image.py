@@ -168,8 +168,8 @@ def add_text(tar: tarfile.TarFile, name: str, text: str) -> None:
 class ExportImages:
     """The images the container formats name, built on the engine from a build's pinned checkout.
 
-    ``on_image(what)`` is called before each image that has to be built (a
-    progress bar's hook); images the engine already holds are reused.
+    ``on_image(what)`` is called as each image is looked for (a progress
+    bar's hook); images the engine already holds are reused, the rest built.
     """
 
     def __init__(
