@@ -13,10 +13,15 @@ class CorruptError(Exception):
     """Base class: a clear one-line message and a process exit code."""
 
     exit_code = 1
+    # The class of failure a user (or a corpus report) sorts by: "install",
+    # "collection", "red test", "timeout", "flaky", "no tests"; None for the rest.
+    cause: str | None = None
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, cause: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        if cause is not None:
+            self.cause = cause
 
 
 class InputError(CorruptError):
@@ -39,18 +44,22 @@ class RevisionError(CorruptError):
 
 class InstallError(CorruptError):
     exit_code = 13
+    cause = "install"
 
 
 class NoTestsError(CorruptError):
     exit_code = 14
+    cause = "no tests"
 
 
 class RedBaselineError(CorruptError):
     exit_code = 15
+    cause = "red test"
 
 
 class SuiteTooSlowError(CorruptError):
     exit_code = 16
+    cause = "timeout"
 
 
 class StarsError(CorruptError):

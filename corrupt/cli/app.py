@@ -66,8 +66,11 @@ def friendly(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         try:
             return fn(*args, **kwargs)
         except CorruptError as exc:
+            cause = f"[{exc.cause}] " if exc.cause else ""
             err_console.print(
-                f"[bold red]error:[/] {escape(exc.message)}", highlight=False, soft_wrap=True
+                f"[bold red]error:[/] {escape(cause + exc.message)}",
+                highlight=False,
+                soft_wrap=True,
             )
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
@@ -202,8 +205,12 @@ def baseline(
     no_isolation: bool = typer.Option(
         False, "--no-isolation", help="UNSAFE: run repository code without the local sandbox's box"
     ),
+    explain: bool = typer.Option(
+        False, help="print what was detected: test command, requirement sources, dropped ones"
+    ),
 ) -> None:
     """Check that a repository's suite is green, fast and stable; map tests to functions."""
+    from corrupt.cli.explain import explain_environment, explain_plan
     from corrupt.prepare import prepare
     from corrupt.repos.sandboxes import get_sandbox
 
@@ -218,6 +225,13 @@ def baseline(
             yield
 
         try:
+            pinned_at: list[Checkout] = []
+
+            def checked_out(pinned: Checkout) -> None:
+                pinned_at.append(pinned)
+                if explain:
+                    explain_plan(pinned, console)
+
             ready = prepare(
                 repo,
                 box,
@@ -225,9 +239,12 @@ def baseline(
                 stage=shown,
                 env_progress=status.update,
                 note=lambda text: err_console.print(f"note: {escape(text)}", highlight=False),
+                checked_out=checked_out,
             )
         finally:
             box.close()
+            if explain and pinned_at:
+                explain_environment(pinned_at[0], console)
     pinned, result, covering = ready.checkout, ready.baseline, ready.coverage
     console.print(f"{pinned.name} @ {pinned.commit[:12]}")
     console.print(

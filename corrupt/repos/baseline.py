@@ -14,12 +14,13 @@ import dataclasses
 import hashlib
 import json
 import os
+import shlex
 import time
 from pathlib import Path
 
 from corrupt.cache import cache_root
 from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
-from corrupt.repos.models import Baseline, Checkout, Environment, TestReport
+from corrupt.repos.models import FAILING_OUTCOMES, Baseline, Checkout, Environment, TestReport
 from corrupt.repos.runner import run_tests, test_command
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.workspace import Workspace
@@ -47,18 +48,23 @@ def compute_baseline(
     cached = _load(cache, checkout)
     if cached is not None:
         return cached
+    log = cache.with_suffix(".log")
     with Workspace(checkout) as ws:
-        first = _suite_run(sandbox, env, ws.path, time_limit, "first")
-        second = _suite_run(sandbox, env, ws.path, time_limit, "second")
+        command = shlex.join(test_command(ws.path)[0])
+        first = _suite_run(sandbox, env, ws.path, time_limit, "first", _Log(log, command))
+        second = _suite_run(sandbox, env, ws.path, time_limit, "second", _Log(log, command))
         flaky = sorted(
             n
             for n in first.results.keys() | second.results.keys()
             if _outcome(first, n) != _outcome(second, n)
         )
-        _require_green(first, second, flaky)
+        _require_green(first, second, flaky, _Log(log, command))
         tests = sorted(first.passing() & second.passing() - set(flaky))
         if not tests:
-            raise NoTestsError(f"{checkout.name}: no test passed in both baseline runs")
+            raise NoTestsError(
+                f"{checkout.name}: no test passed in both baseline runs",
+                cause="flaky" if flaky else None,
+            )
         started = time.monotonic()
         covered = run_tests(
             sandbox, env, ws.path, timeout=time_limit * COVERAGE_SLOWDOWN, coverage=True
@@ -92,27 +98,58 @@ def compute_baseline(
     return baseline
 
 
+class _Log:
+    """Where a failed baseline run's output goes, so the one-line error can point at it."""
+
+    def __init__(self, path: Path, command: str) -> None:
+        self.path = path
+        self.command = command
+
+    def keep(self, report: TestReport) -> str:
+        """Write the run's command, outcome and output; returns ``"; log: PATH"``."""
+        failing = [
+            f"{r.nodeid}: {r.outcome}: {r.exc_type or ''} {r.message or ''}".rstrip()
+            for r in report.results.values()
+            if r.outcome in FAILING_OUTCOMES
+        ]
+        errors = [f"{m}:\n{e}" for m, e in report.collect_errors.items()]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(
+            f"command: {self.command}\nexit: {report.exit_code}, {len(report.results)} results, "
+            f"{report.duration:.1f} s\n\ncollection errors:\n{chr(10).join(errors) or 'none'}\n"
+            f"\nfailing tests:\n{chr(10).join(failing) or 'none'}\n"
+            f"\nlast lines of output:\n{report.output_tail}\n",
+            encoding="utf-8",
+        )
+        return f"; log: {self.path}"
+
+
 def _suite_run(
-    sandbox: Sandbox, env: Environment, tree: Path, time_limit: float, which: str
+    sandbox: Sandbox, env: Environment, tree: Path, time_limit: float, which: str, log: _Log
 ) -> TestReport:
     report = run_tests(sandbox, env, tree, timeout=time_limit)
     if report.timed_out:
         raise SuiteTooSlowError(
             f"the test suite did not finish within {time_limit:g} s ({which} baseline run)"
+            + log.keep(report)
         )
     if report.collect_errors:
         module, error = next(iter(report.collect_errors.items()))
         last = error.strip().splitlines()[-1:] or ["import failed"]
-        raise RedBaselineError(f"baseline is red: cannot collect {module}: {last[0]}")
+        raise RedBaselineError(
+            f"baseline is red: cannot collect {module}: {last[0]}{log.keep(report)}",
+            cause="collection",
+        )
     if not report.results:
         if (
             report.exit_code == PYTEST_NO_TESTS
             or report.collected == 0
             and report.exit_code in (0, None)
         ):
-            raise NoTestsError("pytest collected no tests")
+            raise NoTestsError("pytest collected no tests" + log.keep(report))
         raise RedBaselineError(
-            f"pytest did not run (exit {report.exit_code}): {_last_line(report)}"
+            f"pytest did not run (exit {report.exit_code}): {_last_line(report)}{log.keep(report)}",
+            cause="collection",
         )
     return report
 
@@ -122,7 +159,7 @@ def _outcome(report: TestReport, nodeid: str) -> str | None:
     return result.outcome if result else None
 
 
-def _require_green(first: TestReport, second: TestReport, flaky: list[str]) -> None:
+def _require_green(first: TestReport, second: TestReport, flaky: list[str], log: _Log) -> None:
     red = sorted((first.failing() & second.failing()) - set(flaky))
     if red:
         result = first.results[red[0]]
@@ -131,7 +168,7 @@ def _require_green(first: TestReport, second: TestReport, flaky: list[str]) -> N
         )
         detail = detail.strip().splitlines()[0][:200] if detail.strip() else "failed"
         more = f" (and {len(red) - 1} more)" if len(red) > 1 else ""
-        raise RedBaselineError(f"baseline is red: {red[0]} fails: {detail}{more}")
+        raise RedBaselineError(f"baseline is red: {red[0]} fails: {detail}{more}{log.keep(first)}")
 
 
 def _restrict(

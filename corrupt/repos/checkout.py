@@ -44,6 +44,7 @@ from corrupt.errors import CloneError, InputError, RepoNotFound, RevisionError, 
 from corrupt.repos.github import repo_meta
 from corrupt.repos.models import Checkout, RepoMeta, RepoSpec
 from corrupt.repos.specs import check_rev
+from corrupt.repos.versions import describe_version, write_version_files
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +120,8 @@ def checkout(
     with _locked(key_dir):
         repo = _ensure_clone(url, key_dir / "repo.git")
         sha = _resolve_remote(repo, url, spec.rev, refresh)
-        tree = _ensure_tree(repo, sha, key_dir / "trees" / sha)
+        version = describe_version(repo, sha)
+        tree = _ensure_tree(repo, sha, key_dir / "trees" / sha, version)
     return Checkout(
         spec=spec,
         name=meta.full_name if meta else display_name(url),
@@ -128,6 +130,7 @@ def checkout(
         path=tree,
         stars=meta.stars if meta else None,
         meta=meta,
+        version=version,
     )
 
 
@@ -222,8 +225,9 @@ def _rev_parse(repo: git.Repo, rev: str) -> str | None:
         return None
 
 
-def _ensure_tree(repo: git.Repo, sha: str, dest: Path) -> Path:
-    """Extract commit ``sha`` into ``dest`` once, without touching ``repo``'s own index or HEAD."""
+def _ensure_tree(repo: git.Repo, sha: str, dest: Path, version: str | None) -> Path:
+    """Extract commit ``sha`` into ``dest`` once, without touching ``repo``'s own index or HEAD,
+    with the version files a VCS plugin would generate at that commit (see :mod:`versions`)."""
     if dest.is_dir():
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -239,6 +243,8 @@ def _ensure_tree(repo: git.Repo, sha: str, dest: Path) -> Path:
         raise CloneError(f"cannot extract commit {sha[:12]}: {_git_reason(exc)}") from None
     finally:
         index.unlink(missing_ok=True)
+    if version is not None:
+        write_version_files(tmp, version)
     tmp.rename(dest)
     return dest
 
@@ -266,9 +272,12 @@ def _checkout_local(spec: RepoSpec, repos: Path) -> Checkout:
         sha = _rev_parse(repo, spec.rev or "HEAD")
         if sha is None:
             raise RevisionError(f"revision {spec.rev or 'HEAD'!r} not found in {folder}")
+        version = describe_version(repo, sha)
         with _locked(key_dir):
-            tree = _ensure_tree(repo, sha, key_dir / "trees" / sha)
-        return Checkout(spec=spec, name=folder.name, url=str(folder), commit=sha, path=tree)
+            tree = _ensure_tree(repo, sha, key_dir / "trees" / sha, version)
+        return Checkout(
+            spec=spec, name=folder.name, url=str(folder), commit=sha, path=tree, version=version
+        )
     if spec.rev:
         raise RevisionError(
             f"{folder} is not the root of a git repository, so @{spec.rev} has no meaning"

@@ -31,6 +31,7 @@ import configparser
 import fcntl
 import functools
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -50,9 +51,12 @@ from corrupt.repos.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
 from corrupt.repos.launch import network_mode, started, unboxed
 from corrupt.repos.limits import confined
 from corrupt.repos.models import Checkout, Environment, Limits
+from corrupt.repos.requirements import requirement_items
 from corrupt.repos.scratch import remove_tree, scratch_dir
+from corrupt.repos.testplan import plan_tests
 
 MARKER = ".corrupt-complete"
+RECIPE = ".corrupt-recipe.json"
 TEST_NAMES = ("test", "tests", "testing")
 DEV_NAMES = ("dev",)
 ALWAYS = ("pytest", "coverage")
@@ -93,8 +97,9 @@ INSTALL_TIMEOUT = 1800.0
 INSTALL_LIMITS = Limits(timeout=INSTALL_TIMEOUT, memory_mb=8192, max_processes=4096, disk_mb=8192)
 # Part of every environment key: bump it when what an install puts in a venv
 # changes (v2: uv.lock pins first; v3: built in a box on the base interpreter,
-# from a uv cache of its own), so no cache keeps an outdated one.
-RECIPE_VERSION = "3"
+# from a uv cache of its own; v4: what CI installs, item by item when all at
+# once fails), so no cache keeps an outdated one.
+RECIPE_VERSION = "4"
 MARKER_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 
 
@@ -147,6 +152,7 @@ def discover_test_requirements(root: Path) -> TestRequirements:
     files = _requirement_files(root)
     found.files.extend(files)
     found.sources.extend(str(f.relative_to(root)) for f in files)
+    _add_plan(found, root, extras)
     tox = _tox_deps(root)
     if tox:
         found.packages.extend(p for p in tox if not p.startswith("-r"))
@@ -157,6 +163,22 @@ def discover_test_requirements(root: Path) -> TestRequirements:
         )
         found.sources.append("tox.ini [testenv] deps")
     return found
+
+
+def _add_plan(found: TestRequirements, root: Path, extras: dict[str, Any]) -> None:
+    """What the project's CI, runners and pytest configuration say the tests need."""
+    plan = plan_tests(root)
+    found.packages.extend(p for p in plan.packages if p not in found.packages)
+    for name in plan.files:
+        if root / name not in found.files and (root / name).is_file():
+            found.files.append(root / name)
+    for name in plan.extras:
+        if name not in found.extras:
+            found.extras.append(name)
+            found.packages.extend(extras.get(name, []))
+    if plan.command_source:
+        found.sources.append(f"test command from {plan.command_source}")
+    found.sources.extend(plan.sources)
 
 
 def locked_requirements(root: Path, extras: list[str], groups: list[str]) -> list[str]:
@@ -284,7 +306,14 @@ class _Installer:
     """Runs install steps in a box with network, appending every command and its output to one log."""
 
     def __init__(
-        self, log: Path, venv: Path, source: Path, *, uv_cache: Path, isolation: bool
+        self,
+        log: Path,
+        venv: Path,
+        source: Path,
+        *,
+        uv_cache: Path,
+        isolation: bool,
+        version: str | None = None,
     ) -> None:
         self.log = log
         self.venv = venv
@@ -301,8 +330,8 @@ class _Installer:
         if self.bwrap:
             self.env["TMPDIR"] = "/tmp"  # the box's own
         # Cached trees carry no .git, so VCS-versioned builds (setuptools-scm,
-        # hatch-vcs) need a stand-in version to build at all.
-        self.env.setdefault("SETUPTOOLS_SCM_PRETEND_VERSION", "0.0.0")
+        # hatch-vcs) get the version git describe gives for the pinned commit.
+        self.env.setdefault("SETUPTOOLS_SCM_PRETEND_VERSION", version or "0.0.0")
 
     def _launch(
         self, argv: list[str]
@@ -416,7 +445,14 @@ def _build(
     try:
         source = tmp / "src"
         shutil.copytree(checkout.path, source, symlinks=True)
-        installer = _Installer(log, venv, source, uv_cache=tmp / "uv-cache", isolation=isolation)
+        installer = _Installer(
+            log,
+            venv,
+            source,
+            uv_cache=tmp / "uv-cache",
+            isolation=isolation,
+            version=checkout.version,
+        )
         _say(progress, f"creating venv {venv}")
         installer.create_venv()
         found = discover_test_requirements(source)
@@ -431,14 +467,22 @@ def _build(
             except InstallError:  # the lock may not fit this platform: unpinned installs still can
                 with log.open("a", encoding="utf-8") as fh:
                     fh.write("\nthe locked versions did not install; going on without the lock\n")
-        _install_project(installer, source, progress)
-        args = [*found.packages, *ALWAYS]
-        for req in found.files:
-            args += ["-r", str(req)]
+        dropped = _install_project(installer, source, found.extras, progress)
+        items = [[p] for p in found.packages] + [["-r", str(req)] for req in found.files]
         _say(progress, "installing test dependencies")
-        installer.install("test dependencies", args)
+        dropped += _install_items(installer, "test dependencies", [*items, *([p] for p in ALWAYS)])
+        missing = [p for p in ALWAYS if p in dropped]
+        if missing:
+            raise InstallError(f"{', '.join(missing)} did not install; log: {log}")
+        recipe = {
+            "version": checkout.version,
+            "sources": found.sources,
+            "extras": found.extras,
+            "dropped": [d.replace(str(source) + "/", "") for d in dropped],
+        }
     finally:
         remove_tree(tmp)
+    _write_recipe(venv, recipe)
     # The venv was the build's to write: whatever it left at the marker's name
     # (a link to a host file) is replaced, never followed.
     (venv / MARKER).unlink(missing_ok=True)
@@ -447,13 +491,79 @@ def _build(
 
 
 def _install_project(
-    installer: _Installer, root: Path, progress: Callable[[str], None] | None
-) -> None:
+    installer: _Installer, root: Path, extras: list[str], progress: Callable[[str], None] | None
+) -> list[str]:
+    """Install the project (with the extras its tests use); returns the dependencies dropped.
+
+    When its dependencies cannot all be installed, the project goes in without
+    them and they follow one by one: one unreachable dependency must not cost
+    the whole environment. A project that does not build at all still fails.
+    """
     if any((root / name).is_file() for name in PACKAGING_FILES):
         _say(progress, "installing the project")
-        installer.install("project", [str(root)])
-    elif (root / "requirements.txt").is_file():
-        installer.install("requirements.txt", ["-r", str(root / "requirements.txt")])
+        target = f"{root}[{','.join(extras)}]" if extras else str(root)
+        try:
+            installer.install("project", [target])
+            return []
+        except InstallError:
+            installer.install("project without its dependencies", ["--no-deps", str(root)])
+            return _install_items(installer, "project dependencies", _declared(root, extras))
+    if (root / "requirements.txt").is_file():
+        return _install_items(
+            installer, "requirements.txt", [["-r", str(root / "requirements.txt")]]
+        )
+    return []
+
+
+def _declared(root: Path, extras: list[str]) -> list[list[str]]:
+    """The dependencies ``pyproject.toml`` declares (setup.py's cannot be read without running it)."""
+    project = _read_toml(root / "pyproject.toml").get("project", {})
+    optional = project.get("optional-dependencies", {})
+    names = [*project.get("dependencies", []), *(d for e in extras for d in optional.get(e, []))]
+    return [[str(name)] for name in names]
+
+
+def _install_items(installer: _Installer, name: str, items: list[list[str]]) -> list[str]:
+    """Install ``items`` at once; if that fails, one by one (requirement files line by line).
+    Returns what did not install, each as written."""
+    if not items:
+        return []
+    try:
+        installer.install(name, [arg for item in items for arg in item])
+        return []
+    except InstallError:
+        pass
+    dropped: list[str] = []
+    for item in items:
+        try:
+            installer.install(f"{name}, alone: {' '.join(item)}", item)
+        except InstallError:
+            if item[0] == "-r":
+                lines = requirement_items(Path(item[1]))
+                dropped += _install_items(installer, f"{name}, {Path(item[1]).name}", lines)
+            else:
+                dropped.append(" ".join(item))
+    with installer.log.open("a", encoding="utf-8") as fh:
+        fh.write(f"\n{name}: dropped {', '.join(dropped) or 'nothing'}\n")
+    return dropped
+
+
+def _write_recipe(venv: Path, recipe: dict[str, Any]) -> None:
+    """What went into the venv (sources, the version, what was dropped), for ``--explain``."""
+    path = venv / RECIPE
+    path.unlink(missing_ok=True)
+    with os.fdopen(os.open(path, MARKER_FLAGS, 0o644), "w", encoding="utf-8") as fh:
+        json.dump(recipe, fh, indent=1)
+
+
+def recipe_for(checkout: Checkout, *, cache_dir: Path | None = None) -> dict[str, Any]:
+    """The recipe the checkout's local venv was built with, or {} (none built, or an older one)."""
+    venv = Path(cache_dir or cache_root()) / "envs" / environment_key(checkout)
+    try:
+        data = json.loads((venv / RECIPE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _say(progress: Callable[[str], None] | None, message: str) -> None:

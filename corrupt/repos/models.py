@@ -53,6 +53,8 @@ class Checkout:
     path: Path  # the cached, read-only copy
     stars: int | None = None
     meta: RepoMeta | None = None
+    # What the project's VCS version plugin would say at ``commit`` (from git describe).
+    version: str | None = None
 
 
 @dataclass

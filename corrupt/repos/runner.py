@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import json
 import secrets
+import shlex
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from corrupt.repos.models import IO_DIR, Command, Environment, Frame, Limits, TestReport, TestResult
 from corrupt.repos.sandbox import Sandbox
+from corrupt.repos.testplan import plan_tests, reporting_free_addopts
 
 PLUGIN_SOURCE = Path(__file__).with_name("pytest_plugin.py")
 REPORT, COVERAGE, SELECT = "report.jsonl", "coverage.json", "select.txt"
@@ -55,8 +57,22 @@ def import_root(tree: Path) -> str:
 
 
 def test_command(tree: Path) -> tuple[list[str], dict[str, str]]:
-    """The bare pytest command and environment additions, as users can rerun them."""
-    return ["python", "-m", "pytest"], {"PYTHONPATH": import_root(tree), "PYTHONHASHSEED": "0"}
+    """The pytest command and environment additions, as users can rerun them: the
+    arguments the project's own CI (or tox, nox, ...) passes, see :mod:`testplan`."""
+    argv = ["python", "-m", "pytest", *suite_args(tree)]
+    return argv, {"PYTHONPATH": import_root(tree), "PYTHONHASHSEED": "0"}
+
+
+def suite_args(tree: Path, *, paths: bool = True) -> list[str]:
+    """pytest arguments the project runs its suite with (without its test paths when
+    ``paths`` is false: a selected run names its own files), and ``addopts`` without
+    reporting options (coverage must not run twice, parallel workers hide results)."""
+    plan = plan_tests(tree)
+    args = plan.args if paths else plan.options
+    addopts = reporting_free_addopts(tree)
+    if addopts is not None:
+        args = ["-o", f"addopts={shlex.join(addopts)}", *args]
+    return args
 
 
 def run_tests(
@@ -84,6 +100,7 @@ def run_tests(
     files = {f"{module}.py": PLUGIN_SOURCE.read_bytes()}
     extra_env = test_command(tree)[1]
     argv = [*base_argv(module), f"--corrupt-report={IO_DIR}/{REPORT}"]
+    argv += suite_args(tree, paths=select is None)
     extra_env["PYTHONPATH"] = f"{IO_DIR}:{extra_env['PYTHONPATH']}"
     collect = [REPORT]
     if select is not None:

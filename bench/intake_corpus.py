@@ -1,0 +1,126 @@
+"""Green or red, with the cause, for `corrupt baseline` on a corpus of real repositories.
+
+    python bench/intake_corpus.py [--corpus bench/corpus.txt] [--mirrors DIR]
+                                  [--work DIR] [--jobs 2] [--only NAME ...] [--rerun]
+
+The corpus lists ``owner/name commit`` lines. Each repository is read from a
+local mirror (``MIRRORS/owner+name/repo``, a bare clone with its tags, as
+``fetch github:owner/name`` leaves it), or from GitHub with ``--github``, and
+run as a new user would: ``corrupt baseline URL@commit`` with no options and
+no hand edits, in a cache of its own under ``--work``. Results go to
+``WORK/results.jsonl`` one line per repository, so an interrupted run resumes
+where it stopped; the table and the green figure are printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# The exit codes of corrupt.errors, read as the cause a user sees.
+CAUSES = {0: "green", 13: "install", 14: "no tests", 15: "red", 16: "timeout", 12: "revision"}
+REPO_TIMEOUT = 3600.0
+
+
+def read_corpus(path: Path) -> list[tuple[str, str]]:
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, commit = line.split()
+            rows.append((name, commit))
+    return rows
+
+
+def spec_for(name: str, commit: str, mirrors: Path | None) -> str:
+    if mirrors is None:
+        return f"github:{name}@{commit}"
+    bare = mirrors / name.replace("/", "+") / "repo"
+    return f"file://{bare}@{commit}"
+
+
+def run_one(name: str, commit: str, args: argparse.Namespace) -> dict[str, object]:
+    spec = spec_for(name, commit, None if args.github else args.mirrors)
+    env = dict(os.environ, XDG_CACHE_HOME=str(args.work / "cache"), COLUMNS="200")
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "corrupt.cli", "baseline", spec, "--explain"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=REPO_TIMEOUT,
+        )
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired:
+        code, out, err = None, "", f"no answer within {REPO_TIMEOUT:g} s"
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    cause = CAUSES.get(code, "error") if code is not None else "timeout"
+    if cause == "green" and "flaky:" in out:
+        cause = "green (flaky excluded)"
+    return {
+        "repo": name,
+        "commit": commit,
+        "exit": code,
+        "cause": cause,
+        "seconds": round(time.monotonic() - started, 1),
+        "error": lines[-1] if lines else (err.strip().splitlines() or [""])[-1],
+        "summary": out.strip(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=HERE / "corpus.txt")
+    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
+    parser.add_argument("--github", action="store_true", help="clone from GitHub, not mirrors")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/intake-corpus"))
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--only", nargs="*", default=None, help="owner/name to run")
+    parser.add_argument("--rerun", action="store_true", help="forget earlier results")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    results_path = args.work / "results.jsonl"
+    if args.rerun:
+        results_path.unlink(missing_ok=True)
+    done = {}
+    if results_path.exists():
+        for line in results_path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            done[row["repo"]] = row
+    corpus = read_corpus(args.corpus)
+    if args.only:
+        corpus = [(n, c) for n, c in corpus if n in args.only]
+        for name, _ in corpus:
+            done.pop(name, None)
+    todo = [(n, c) for n, c in corpus if n not in done]
+    print(f"{len(corpus)} repositories, {len(todo)} to run, {args.jobs} at a time", flush=True)
+
+    def work(item: tuple[str, str]) -> dict[str, object]:
+        row = run_one(*item, args)
+        with results_path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
+        print(f"{row['cause']:<24} {row['seconds']:>7.1f} s  {row['repo']}  {row['error']}", flush=True)
+        return row
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for row in pool.map(work, todo):
+            done[str(row["repo"])] = row
+    rows = [done[n] for n, _ in corpus if n in done]
+    print()
+    print(f"{'repository':<40} {'result':<24} {'seconds':>8}  cause")
+    for row in rows:
+        print(f"{row['repo']:<40} {row['cause']:<24} {row['seconds']:>8}  {row['error']}")
+    green = sum(1 for row in rows if str(row["cause"]).startswith("green"))
+    print(f"\ngreen: {green} of {len(rows)} ({100 * green / max(len(rows), 1):.0f}%)")
+
+
+if __name__ == "__main__":
+    main()

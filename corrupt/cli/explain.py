@@ -1,0 +1,51 @@
+"""``corrupt baseline --explain``: what intake detected, as a user reads it.
+
+The test command and where it came from (CI, tox, nox, hatch, make, pytest's
+configuration), the sources of the test requirements, the version given to
+VCS-versioned builds, and the requirements that did not install and were
+dropped. Printed before the suite runs and again once the environment exists,
+so a red baseline is explained too.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from rich.console import Console
+from rich.markup import escape
+
+from corrupt.repos.environment import discover_test_requirements, recipe_for
+from corrupt.repos.models import Checkout
+from corrupt.repos.runner import test_command
+from corrupt.repos.testplan import plan_tests
+from corrupt.repos.versions import version_files
+
+
+def explain_plan(checkout: Checkout, console: Console) -> None:
+    plan = plan_tests(checkout.path)
+    argv, env = test_command(checkout.path)
+    command = " ".join([*(f"{k}={v}" for k, v in sorted(env.items())), shlex.join(argv)])
+    origin = plan.command_source or "nothing found: pytest's own configuration decides"
+    lines = [
+        f"test command: {command}",
+        f"  from: {origin}",
+    ]
+    if plan.runner == "unittest":
+        lines.append("  a unittest suite, run through pytest's unittest support")
+    found = discover_test_requirements(checkout.path)
+    lines.append(f"test requirements from: {', '.join(found.sources) or 'nothing declared'}")
+    if checkout.version:
+        files = [path for path, _ in version_files(checkout.path)]
+        written = f"; version files: {', '.join(files)}" if files else ""
+        lines.append(f"version (git describe): {checkout.version}{written}")
+    for line in lines:
+        console.print(escape(line), highlight=False, soft_wrap=True)
+
+
+def explain_environment(checkout: Checkout, console: Console) -> None:
+    recipe = recipe_for(checkout)
+    if not recipe:
+        return
+    dropped = recipe.get("dropped") or []
+    text = ", ".join(map(str, dropped)) if dropped else "nothing"
+    console.print(f"dropped requirements: {escape(text)}", highlight=False, soft_wrap=True)

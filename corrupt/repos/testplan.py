@@ -1,0 +1,841 @@
+"""Learn how a project runs its own tests, from the project itself.
+
+Plain ``pytest`` from the root is a guess: many projects run ``pytest tests``
+(so scripts and fuzz folders beside them are never collected), run their suite
+with unittest, or name the plugins their ``addopts`` need only in CI. The
+project says what it does in several places; they are read in order of trust:
+
+1. CI workflows (``.github/workflows``): the test command and the install lines;
+2. tox (``tox.ini``, ``tox.toml``, ``[tool.tox]``), nox (``noxfile.py``), hatch
+   environments and Makefile targets, also when CI only says ``tox``/``make test``;
+3. pytest's own configuration: ``addopts`` options that need a plugin,
+   ``required_plugins``;
+4. requirement files under ``tests/`` and ``requirements*/``.
+
+Everything here only *reads* files of the tree (YAML, TOML, INI, the syntax
+tree of a noxfile); no repository code runs. The result is a :class:`TestPlan`:
+the pytest arguments (paths, marker and keyword filters, doctest options) that
+go after ``python -m pytest``, and what the tests need installed. unittest
+suites run through pytest's unittest support, with unittest's file pattern.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+import shlex
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+# pytest options that decide *which* tests run or how they are collected: kept.
+# The value says whether the option takes an argument.
+KEPT_OPTIONS = {
+    "-m": True,
+    "-k": True,
+    "--ignore": True,
+    "--ignore-glob": True,
+    "--deselect": True,
+    "--doctest-modules": False,
+    "--doctest-glob": True,
+    "--doctest-continue-on-failure": False,
+    "--import-mode": True,
+    "--pyargs": False,
+    "--strict-markers": False,
+    "--confcutdir": True,
+    "--rootdir": True,
+    "-c": True,
+    "--config-file": True,
+    "--asyncio-mode": True,  # pytest-asyncio's, added to the needs when used
+}
+# Options of pytest or common plugins that take a separate argument but are
+# not kept (reporting, parallelism, coverage, output): their value is skipped.
+SKIPPED_WITH_VALUE = frozenset(
+    {
+        "-n", "--numprocesses", "--dist", "--maxprocesses", "--cov", "--cov-report",
+        "--cov-config", "--cov-fail-under", "--junitxml", "--junit-xml", "--tb", "-W",
+        "--pythonwarnings", "--durations", "--durations-min", "--maxfail", "--timeout",
+        "--reruns", "--reruns-delay", "--color", "--log-level", "--basetemp", "-p",
+        "--html", "--benchmark-json", "--benchmark-save", "--splits", "--group", "-r",
+        "--random-order-seed", "--hypothesis-profile", "--hypothesis-seed", "-o",
+        "--override-ini", "--capture", "--report-log", "--log-file", "--json-report-file",
+    }
+)  # fmt: skip
+# addopts options -> the plugin that defines them (installed when named there).
+PLUGIN_OPTIONS = {
+    "--cov": "pytest-cov",
+    "--no-cov": "pytest-cov",
+    "-n": "pytest-xdist",
+    "--numprocesses": "pytest-xdist",
+    "--dist": "pytest-xdist",
+    "--timeout": "pytest-timeout",
+    "--benchmark": "pytest-benchmark",
+    "--reruns": "pytest-rerunfailures",
+    "--mypy": "pytest-mypy",
+    "--html": "pytest-html",
+    "--doctest-plus": "pytest-doctestplus",
+    "--doctest-rst": "pytest-doctestplus",
+    "--asyncio-mode": "pytest-asyncio",
+    "--random-order": "pytest-random-order",
+    "--snapshot-update": "syrupy",
+    "--hypothesis": "hypothesis",
+    "--mpl": "pytest-mpl",
+    "--flake8": "pytest-flake8",
+    "--black": "pytest-black",
+    "--isort": "pytest-isort",
+    "--ruff": "pytest-ruff",
+    "--memray": "pytest-memray",
+    "--codspeed": "pytest-codspeed",
+    "--forked": "pytest-forked",
+    "--json-report": "pytest-json-report",
+}
+# pytest ini keys -> the plugin that reads them.
+PLUGIN_INI_KEYS = {
+    "asyncio_mode": "pytest-asyncio",
+    "asyncio_default_fixture_loop_scope": "pytest-asyncio",
+    "timeout": "pytest-timeout",
+    "env": "pytest-env",
+    "mock_use_standalone_module": "pytest-mock",
+    "trio_mode": "pytest-trio",
+    "anyio_mode": "anyio",
+    "django_find_project": "pytest-django",
+    "DJANGO_SETTINGS_MODULE": "pytest-django",
+    "mypy-testing-base": "pytest-mypy-testing",
+}
+# Options in addopts that only report (coverage, parallelism, output files):
+# they slow every run, and coverage.py must not run twice in our coverage run,
+# so when addopts carries one the run overrides addopts without them.
+REPORTING_PREFIXES = ("--cov", "--no-cov", "-n", "--numprocesses", "--dist", "--junit",
+                      "--html", "--benchmark", "--durations", "--report-log",
+                      "--json-report", "--codspeed", "--memray")  # fmt: skip
+# A requirement named on an install line (not a path, URL, wheel file or glob).
+REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(\[[\w,\-]+\])?(\s*[<>=!~;].*)?$")
+# Tools CI installs for itself, not for the tests: packaging, runners, linters, docs.
+INSTALL_SKIP = re.compile(
+    r"^(pip|setuptools|wheel|uv|tox|nox|hatch|build|twine|coveralls|codecov|flake8|codespell"
+    r"|mypy|black|ruff|pylint|isort|pre-commit|prek|sphinx|pyright|check-manifest|bandit)\b",
+    re.I,
+)
+WORKFLOW_GLOBS = ("*.yml", "*.yaml")
+# Workflow files whose names say they test, tried first; release and docs workflows last.
+PREFERRED_WORKFLOWS = re.compile(r"test|ci|main|python|check|build", re.I)
+AVOIDED_WORKFLOWS = re.compile(r"release|publish|deploy|docs|lint|pre-commit|bench|codeql", re.I)
+MAX_INCLUDE_DEPTH = 4
+UV_RUN_OPTIONS_WITH_VALUE = frozenset(
+    {"--with", "--extra", "--group", "--only-group", "--python", "-p", "--package",
+     "--from", "--with-requirements", "--env-file", "--directory", "--project", "-E"}
+)  # fmt: skip
+
+
+@dataclass
+class TestPlan:
+    """How to run a project's tests, and what they need, as the project says."""
+
+    __test__ = False  # not a pytest test class
+
+    runner: str = "pytest"  # "pytest", or "unittest" (run through pytest)
+    options: list[str] = field(default_factory=list)  # after `python -m pytest`
+    paths: list[str] = field(default_factory=list)  # test paths, after the options
+    packages: list[str] = field(default_factory=list)  # PEP 508 strings beyond declared ones
+    files: list[str] = field(default_factory=list)  # requirement files, relative to the root
+    extras: list[str] = field(default_factory=list)  # ".[name]" installs seen
+    command_source: str | None = None  # where the test command came from
+    sources: list[str] = field(default_factory=list)  # where every other piece came from
+
+    @property
+    def args(self) -> list[str]:
+        return [*self.options, *self.paths]
+
+
+def plan_tests(root: Path) -> TestPlan:
+    """Read how ``root``'s project runs its tests (CI, tox, nox, hatch, make, pytest config).
+
+    The install lines read are those of the job (or runner configuration) the
+    test command came from: a docs or lint job's tools are not the tests' needs.
+    """
+    plan = TestPlan()
+    runs = [
+        run
+        for origin, commands in [*_ci_jobs(root), *_runner_configs(root)]
+        for run in _runs(root, origin, _expand(root, commands, 0))
+    ]
+    chosen = _choose(root, runs)
+    if chosen is not None:
+        plan.runner, plan.options, plan.paths = chosen.runner, chosen.options, chosen.paths
+        plan.command_source = f"{chosen.origin}: {shlex.join(chosen.argv)}"
+        _take_installs(plan, root, chosen.job, chosen.origin)
+        if "--asyncio-mode" in " ".join(chosen.options):
+            plan.packages.append("pytest-asyncio")
+    _take_pytest_config(plan, root)
+    _take_requirement_folders(plan, root)
+    plan.packages = list(dict.fromkeys(plan.packages))
+    plan.files = list(dict.fromkeys(plan.files))
+    plan.extras = list(dict.fromkeys(plan.extras))
+    return plan
+
+
+# -- where commands come from ------------------------------------------------
+
+Job = tuple[str, list[list[str]]]  # where the commands come from, the commands in order
+
+
+def _ci_jobs(root: Path) -> Iterator[Job]:
+    folder = root / ".github" / "workflows"
+    if not folder.is_dir():
+        return
+    files = sorted({p for glob in WORKFLOW_GLOBS for p in folder.glob(glob) if p.is_file()})
+    files.sort(
+        key=lambda p: (
+            bool(AVOIDED_WORKFLOWS.search(p.name)),
+            not PREFERRED_WORKFLOWS.search(p.name),
+        )
+    )
+    for path in files:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        jobs = data.get("jobs") if isinstance(data, dict) else None
+        if not isinstance(jobs, dict):
+            continue
+        for job in jobs.values():
+            steps = job.get("steps") if isinstance(job, dict) else None
+            scripts = [
+                step["run"]
+                for step in (steps if isinstance(steps, list) else [])
+                if isinstance(step, dict) and isinstance(step.get("run"), str)
+            ]
+            commands = [c for script in scripts for c in _shell_commands(script)]
+            if commands:
+                yield f".github/workflows/{path.name}", commands
+
+
+def _runner_configs(root: Path) -> Iterator[Job]:
+    """tox, nox, hatch and make, read for their own sake (CI may say nothing)."""
+    yield "tox", _tox_commands(root)
+    yield "noxfile.py", _nox_commands(root)
+    yield "hatch", _hatch_commands(root)
+    yield "Makefile", _make_commands(root, "test")
+
+
+def _expand(root: Path, commands: list[list[str]], depth: int) -> list[list[str]]:
+    """Replace ``tox``, ``nox``, ``make test`` and ``hatch run x`` by the commands they run."""
+    out: list[list[str]] = []
+    for argv in commands:
+        words = _unwrap(argv)
+        inner: list[list[str]] = []
+        if depth < MAX_INCLUDE_DEPTH and words:
+            head = words[0]
+            if head == "tox" or words[:3] == ["python", "-m", "tox"]:
+                inner = _tox_commands(root)
+            elif head == "nox" or words[:3] == ["python", "-m", "nox"]:
+                inner = _nox_commands(root)
+            elif head == "make":
+                targets = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+                inner = [c for t in targets or ["test"] for c in _make_commands(root, t)]
+            elif head == "hatch" and len(words) > 1 and words[1] in ("run", "test"):
+                named = [w for w in words[2:] if not w.startswith(("-", "+"))]
+                inner = _hatch_commands(root, named if words[1] == "run" else None)
+            elif (script := _script(root, words)) is not None:
+                inner = list(_shell_commands(_read(root / script) or ""))
+        out.extend(_expand(root, inner, depth + 1) if inner else [argv])
+    return out
+
+
+def _script(root: Path, words: list[str]) -> str | None:
+    """The tree's shell script a command runs (``./ci/test.sh``, ``bash scripts/test``)."""
+    name = words[1] if words[0] in ("bash", "sh") and len(words) > 1 else words[0]
+    if "/" not in name or not _is_test_path(root, name) or not (root / name).is_file():
+        return None
+    return name.removeprefix("./")
+
+
+def _shell_commands(script: str) -> Iterator[list[str]]:
+    """Simple commands of a shell script: continuation lines joined, split at ; && || |."""
+    text = re.sub(r"\\\r?\n", " ", script)
+    text = re.sub(r"\$\{\{.*?\}\}", "$GH", text)  # a GitHub expression is one unknown word
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        try:
+            tokens = list(lexer)
+        except ValueError:  # an unclosed quote: not a command we can read
+            continue
+        current: list[str] = []
+        for token in tokens:
+            if token and set(token) <= set(";&|()"):
+                if current:
+                    yield current
+                current = []
+            else:
+                current.append(token)
+        if current:
+            yield current
+
+
+def _unwrap(argv: list[str]) -> list[str]:
+    """Drop what only wraps the command: env assignments, ``uv run``, ``poetry run``, ``time``..."""
+    words = [w for w in argv if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)]
+    while words:
+        head = Path(words[0]).name
+        if head in ("time", "xvfb-run", "sudo", "exec", "env"):
+            words = words[1:]
+        elif head in ("uv", "poetry", "pdm", "pipenv", "rye", "uvx", "pipx"):
+            rest = words[1:]
+            if rest[:1] == ["run"]:
+                rest = rest[1:]
+            elif rest[:2] == ["tool", "run"]:
+                rest = rest[2:]
+            elif head not in ("uvx", "pipx"):
+                break
+            while rest and rest[0].startswith("-"):  # uv run --with x, --extra test
+                takes = rest[0] in UV_RUN_OPTIONS_WITH_VALUE and "=" not in rest[0]
+                rest = rest[2:] if takes else rest[1:]
+            words = rest
+        elif re.match(r"^(python|pypy)[\d.]*$", head):
+            rest = words[1:]
+            while rest and re.match(r"^-[BbEIOsSuWX]", rest[0]):  # interpreter flags
+                rest = rest[2:] if rest[0] in ("-W", "-X") else rest[1:]
+            words = ["python", *rest]
+            break
+        else:
+            break
+    return words
+
+
+# -- reading one test command --------------------------------------------------
+
+
+@dataclass
+class _Run:
+    """One test run found in a job: its command line, runner and pytest arguments."""
+
+    origin: str
+    argv: list[str]
+    runner: str
+    options: list[str]
+    paths: list[str]
+    job: list[list[str]]
+    named: bool = False  # a unittest run naming test modules, not discovering them  # every command of the job it came from (for its install lines)
+
+    def broad(self, root: Path) -> bool:
+        """Runs the suite: not a benchmark, a positive marker or keyword selection, or some
+        of the test modules beside the ones it names."""
+        if any("bench" in word for word in self.argv):
+            return False
+        words = self.options
+        for i, word in enumerate(words[:-1]):
+            if word in ("-m", "-k") and not words[i + 1].startswith("not "):
+                return False
+        if self.runner == "unittest" and self.named:
+            return False
+        files = [root / a.split("::")[0] for a in self.paths if _is_test_path(root, a)]
+        files = [f for f in files if f.is_file()]
+        siblings = {t for f in files for t in f.parent.glob("test*.py")} - set(files)
+        return not siblings
+
+
+def _runs(root: Path, origin: str, commands: list[list[str]]) -> Iterator[_Run]:
+    folder = ""  # a job's `cd tests && pytest` runs in tests/
+    for argv in commands:
+        words = _unwrap(argv)
+        if words[:1] == ["cd"]:
+            target = words[1] if len(words) > 1 else ""
+            folder = target.strip("/") if _is_test_path(root, target) else ""
+            continue
+        found = _pytest_args(words) if words else None
+        if found is not None and folder:
+            options, paths = _kept_pytest_args(root / folder, found)
+            paths = [f"{folder}/{p}" for p in paths] or [folder]
+            yield _Run(origin, argv, "pytest", options, paths, commands)
+            continue
+        if found is not None:
+            yield _Run(origin, argv, "pytest", *_kept_pytest_args(root, found), commands)
+            continue
+        unittest = _unittest_args(words) if words else None
+        if unittest is not None:
+            named = bool(unittest) and unittest[0] != "discover" and not unittest[0].endswith(".py")
+            named = named and not all(w.startswith("-") for w in unittest)
+            options, paths = _unittest_to_pytest(root, unittest)
+            yield _Run(origin, argv, "unittest", options, paths, commands, named)
+
+
+def _choose(root: Path, runs: list[_Run]) -> _Run | None:
+    """The first run (in order of trust) of the whole suite; a narrower run is never
+    chosen, pytest's own configuration then decides."""
+    return next((r for r in runs if r.broad(root)), None)
+
+
+def _pytest_args(words: list[str]) -> list[str] | None:
+    """The arguments of a pytest run (``pytest``, ``python -m pytest``, ``coverage run -m pytest``)."""
+    head = Path(words[0]).name
+    if head in ("pytest", "py.test"):
+        return words[1:]
+    if words[:3] == ["python", "-m", "pytest"]:
+        return words[3:]
+    coverage = _after_coverage_run(words)
+    if coverage is not None and coverage[:2] == ["-m", "pytest"]:
+        return coverage[2:]
+    return None
+
+
+def _unittest_args(words: list[str]) -> list[str] | None:
+    if words[:3] == ["python", "-m", "unittest"]:
+        return words[3:]
+    coverage = _after_coverage_run(words)
+    if coverage is not None and coverage[:2] == ["-m", "unittest"]:
+        return coverage[2:]
+    if words[:3] == ["python", "setup.py", "test"]:
+        return []
+    if (
+        words[0] == "python"
+        and len(words) > 1
+        and re.search(r"(^|/)(test_\w*|tests?|\w*_tests?)\.py$", words[1])
+    ):
+        return [words[1]]  # a test module run as a script: its unittest.main()
+    return None
+
+
+def _after_coverage_run(words: list[str]) -> list[str] | None:
+    if Path(words[0]).name == "coverage" and words[1:2] == ["run"]:
+        rest = words[2:]
+    elif words[:4] == ["python", "-m", "coverage", "run"]:
+        rest = words[4:]
+    else:
+        return None
+    while rest and rest[0].startswith("-") and rest[0] != "-m":
+        takes = rest[0] in ("--source", "--rcfile", "--omit", "--include", "--concurrency")
+        rest = rest[2:] if takes else rest[1:]
+    return rest
+
+
+def _kept_pytest_args(root: Path, args: list[str]) -> tuple[list[str], list[str]]:
+    """Paths that exist in the tree and the options that choose tests; the rest is reporting."""
+    kept: list[str] = []
+    paths: list[str] = []
+    pyargs = "--pyargs" in args
+    i = 0
+    while i < len(args):
+        word = args[i]
+        name, has_value, value = word.partition("=")
+        if word.startswith("{") or "${{" in word or "$" in word:
+            i += 1
+        elif name in KEPT_OPTIONS:
+            if KEPT_OPTIONS[name] and not has_value:
+                kept += args[i : i + 2]
+                i += 2
+            else:
+                kept.append(word)
+                i += 1
+        elif word.startswith("-"):
+            short_joined = (
+                len(word) > 2
+                and not word.startswith("--")
+                and word[:2] in ("-n", "-W", "-p", "-r", "-o")
+            )
+            i += 2 if name in SKIPPED_WITH_VALUE and not has_value and not short_joined else 1
+        elif _is_test_path(root, word) or (pyargs and re.match(r"^[\w.]+$", word)):
+            paths.append(word)
+            i += 1
+        else:
+            i += 1
+    return kept, paths
+
+
+def _is_test_path(root: Path, word: str) -> bool:
+    path = word.split("::", 1)[0].rstrip("/")
+    if not path or path.startswith(("/", "..")):
+        return False
+    try:
+        return (root / path).exists() and (root / path).resolve().is_relative_to(root.resolve())
+    except OSError:
+        return False
+
+
+def _unittest_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[str]]:
+    """``python -m unittest [discover] -s DIR -p PATTERN`` as pytest arguments.
+
+    pytest runs unittest TestCases itself; unittest's default file pattern is
+    ``test*.py``, wider than pytest's ``test_*.py``, so it is passed on.
+    """
+    start, pattern, names = None, "test*.py", []
+    i = 0
+    if args[:1] == ["discover"]:
+        i = 1
+    while i < len(args):
+        word = args[i]
+        if word in ("-s", "--start-directory", "-p", "--pattern", "-t", "--top-level-directory"):
+            value = args[i + 1] if i + 1 < len(args) else ""
+            if word in ("-s", "--start-directory"):
+                start = value
+            elif word in ("-p", "--pattern"):
+                pattern = value
+            i += 2
+        elif word.startswith("-"):
+            i += 1
+        else:
+            names.append(word)
+            i += 1
+    paths = [_module_path(root, n) for n in names]
+    if args[:1] == ["discover"] and names and start is None:  # discover START [PATTERN]
+        start, pattern = names[0], names[1] if len(names) > 1 else pattern
+        paths = []
+    found = [start] if start and _is_test_path(root, start) else []
+    found += [p for p in paths if p]
+    return ["-o", f"python_files={pattern}"], found
+
+
+def _module_path(root: Path, name: str) -> str | None:
+    """``tests.test_x`` or ``tests/test_x.py`` as a path in the tree, if it is one."""
+    for candidate in (name, name.replace(".", "/") + ".py", name.replace(".", "/")):
+        if _is_test_path(root, candidate):
+            return candidate
+    return None
+
+
+# -- installs ------------------------------------------------------------------
+
+
+def _take_installs(plan: TestPlan, root: Path, commands: list[list[str]], origin: str) -> None:
+    before = (len(plan.packages), len(plan.files), len(plan.extras))
+    for argv in commands:
+        words = _unwrap(argv)
+        args = _pip_install_args(words)
+        if args is None:
+            continue
+        i = 0
+        while i < len(args):
+            word = args[i]
+            if word in ("-r", "--requirement", "-c", "--constraint") and i + 1 < len(args):
+                if word in ("-r", "--requirement") and _is_test_path(root, args[i + 1]):
+                    plan.files.append(args[i + 1])
+                i += 2
+                continue
+            if word in ("-e", "--editable"):
+                i += 1
+                continue
+            if word.startswith("-") or "$" in word or "{" in word:
+                i += (
+                    2 if word in ("-i", "--index-url", "--extra-index-url", "-f", "--python") else 1
+                )
+                continue
+            local = re.match(r"^\.(?:/)?\[([\w,.\-\s]+)\]$", word) or re.search(
+                r"#egg=[\w.\-]+\[([\w,.\-]+)\]$", word
+            )
+            if local:
+                plan.extras.extend(e.strip() for e in local[1].split(",") if e.strip())
+            elif REQUIREMENT.match(word) and not INSTALL_SKIP.match(word):
+                plan.packages.append(word)
+            i += 1
+    if (len(plan.packages), len(plan.files), len(plan.extras)) != before:
+        plan.sources.append(f"{origin} install lines")
+
+
+def _pip_install_args(words: list[str]) -> list[str] | None:
+    for prefix in (["pip", "install"], ["pip3", "install"], ["python", "-m", "pip", "install"],
+                   ["uv", "pip", "install"]):  # fmt: skip
+        if words[: len(prefix)] == prefix:
+            return words[len(prefix) :]
+    return None
+
+
+# -- tox, nox, hatch, make -----------------------------------------------------
+
+
+def _tox_commands(root: Path) -> list[list[str]]:
+    """``commands`` of the test environment: ``[testenv]``, else the first env that runs pytest."""
+    sections = _tox_sections(root)
+    ordered = sorted(sections, key=lambda name: (name != "testenv", "test" not in name))
+    for name in ordered:
+        commands = [c for c in (_tox_words(line) for line in sections[name]) if c]
+        if any(_pytest_args(_unwrap(c)) is not None or _unittest_args(_unwrap(c)) is not None
+               for c in commands if _unwrap(c)):  # fmt: skip
+            return commands
+    return []
+
+
+def _tox_sections(root: Path) -> dict[str, list[str]]:
+    """Environment name -> command lines, from tox.ini, tox.toml or pyproject's [tool.tox]."""
+    found: dict[str, list[str]] = {}
+    ini_text = None
+    if (root / "tox.ini").is_file():
+        ini_text = _read(root / "tox.ini")
+    pyproject = _toml(root / "pyproject.toml").get("tool", {}).get("tox", {})
+    if isinstance(pyproject.get("legacy_tox_ini"), str):
+        ini_text = ini_text or pyproject["legacy_tox_ini"]
+    if ini_text:
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            parser.read_string(ini_text)
+        except configparser.Error:
+            parser = configparser.ConfigParser()
+        for section in parser.sections():
+            if section == "testenv" or section.startswith("testenv:"):
+                raw = parser.get(section, "commands", fallback="")
+                found[section] = [ln for ln in re.sub(r"\\\n", " ", raw).splitlines() if ln.strip()]
+    toml = _toml(root / "tox.toml") or (pyproject if "legacy_tox_ini" not in pyproject else {})
+    envs = {"testenv": toml.get("env_run_base", {})}
+    envs.update({f"testenv:{k}": v for k, v in toml.get("env", {}).items() if isinstance(v, dict)})
+    for name, table in envs.items():
+        commands = table.get("commands") if isinstance(table, dict) else None
+        if isinstance(commands, list):
+            lines = [shlex.join(_toml_argv(c)) for c in commands if isinstance(c, list)]
+            found.setdefault(name, lines)
+    return found
+
+
+def _toml_argv(command: list[Any]) -> list[str]:
+    """A tox.toml command: strings, and ``{replace = "posargs", default = [...]}`` tables."""
+    out: list[str] = []
+    for part in command:
+        if isinstance(part, str):
+            out.append(part)
+        elif isinstance(part, dict) and part.get("replace") == "posargs":
+            out.extend(str(x) for x in part.get("default", []) if isinstance(x, str))
+    return out
+
+
+def _tox_words(line: str) -> list[str]:
+    """One tox command line with ``{posargs:default}`` replaced by its default."""
+    line = re.sub(r"^[\w.,{}!-]+:\s+", "", line.strip())  # a factor condition ("py3: ")
+    line = line.lstrip("-").strip()
+    if not line or line.startswith("#"):
+        return []
+    line = _replace_default(line, "posargs")
+    line = line.replace("{envpython}", "python").replace("{toxinidir}", "{tox_root}")
+    line = line.replace("{tox_root}/", "").replace("{tox_root}", ".")
+    line = line.replace("{envsitepackagesdir}/", "")  # the tree's copy shadows the installed one
+    line = re.sub(r"\[\]|\{[^}]*\}", "", line)
+    try:
+        return shlex.split(line)
+    except ValueError:
+        return []
+
+
+def _replace_default(line: str, name: str) -> str:
+    """``{posargs:DEFAULT}`` (or ``{args:...}``) replaced by DEFAULT, whose braces may nest."""
+    opening = "{" + name
+    start = line.find(opening)
+    while start != -1:
+        depth, end = 0, start
+        for end in range(start, len(line)):
+            depth += {"{": 1, "}": -1}.get(line[end], 0)
+            if depth == 0:
+                break
+        inner = line[start + len(opening) : end]
+        default = inner[1:] if inner.startswith(":") else ""
+        line = line[:start] + default + line[end + 1 :]
+        start = line.find(opening, start + len(default))
+    return line
+
+
+def _nox_commands(root: Path) -> list[list[str]]:
+    """``session.run("pytest", ...)`` and ``session.install(...)`` calls with literal arguments."""
+    path = root / "noxfile.py"
+    text = _read(path) if path.is_file() else None
+    if text is None:
+        return []
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    commands: list[list[str]] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("run", "install")
+        ):
+            words = [
+                a.value
+                for a in node.args
+                if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
+            if words:
+                commands.append(
+                    ["pip", "install", *words] if node.func.attr == "install" else words
+                )
+    return commands
+
+
+def _hatch_commands(root: Path, run: list[str] | None = None) -> list[list[str]]:
+    """Scripts of hatch environments: the one ``hatch run ENV:SCRIPT`` names, else ``test``."""
+    envs = _toml(root / "pyproject.toml").get("tool", {}).get("hatch", {}).get("envs", {})
+    if not isinstance(envs, dict):
+        return []
+    wanted = run[0] if run else "test"
+    env_name, _, script = wanted.rpartition(":")
+    commands: list[list[str]] = []
+    for name, table in envs.items():
+        scripts = table.get("scripts", {}) if isinstance(table, dict) else {}
+        if env_name and name != env_name:
+            continue
+        for key in (script, "test", "tests", "cov"):
+            lines = scripts.get(key) if isinstance(scripts, dict) else None
+            if lines:
+                for line in [lines] if isinstance(lines, str) else lines:
+                    words = _tox_words(_replace_default(str(line), "args"))
+                    commands.append(words)
+                deps = [*table.get("dependencies", []), *table.get("extra-dependencies", [])]
+                if deps:
+                    commands.append(["pip", "install", *map(str, deps)])
+                break
+    if not commands and run is None and "hatch-test" in envs:
+        commands.append(["pytest"])
+    return [c for c in commands if c]
+
+
+def _make_commands(root: Path, target: str) -> list[list[str]]:
+    path = root / "Makefile"
+    text = _read(path) if path.is_file() else None
+    if text is None:
+        return []
+    lines = re.sub(r"\\\n", " ", text).splitlines()
+    recipe: list[list[str]] = []
+    inside = False
+    for line in lines:
+        if re.match(rf"^{re.escape(target)}\s*:(?!=)", line):
+            inside = True
+            continue
+        if inside:
+            if line.startswith("\t"):
+                body = line.strip().lstrip("@-+").strip()
+                body = re.sub(r"\$\((PYTHON|PY)\)|\$\{(PYTHON|PY)\}", "python", body)
+                recipe.extend(_shell_commands(body))
+            elif line.strip():
+                break
+    return recipe
+
+
+# -- pytest configuration and requirement folders -------------------------------
+
+
+def pytest_ini(root: Path) -> dict[str, Any]:
+    """pytest's ini options from the first file pytest itself would read."""
+    if (root / "pytest.ini").is_file():
+        return _ini_section(root / "pytest.ini", "pytest")
+    options = _toml(root / "pyproject.toml").get("tool", {}).get("pytest", {})
+    if isinstance(options.get("ini_options"), dict):
+        return dict(options["ini_options"])
+    for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
+        found = _ini_section(root / name, section)
+        if found:
+            return found
+    return {}
+
+
+def addopts(root: Path) -> list[str]:
+    value = pytest_ini(root).get("addopts", "")
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    try:
+        return shlex.split(str(value))
+    except ValueError:
+        return []
+
+
+def reporting_free_addopts(root: Path) -> list[str] | None:
+    """``addopts`` without its reporting options, or None when it holds none to remove."""
+    words = addopts(root)
+    kept: list[str] = []
+    removed = False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        name = word.split("=", 1)[0]
+        if word.startswith(REPORTING_PREFIXES) or (
+            name in ("-n", "-p") and words[i + 1 : i + 2] in (["xdist"],)
+        ):
+            removed = True
+            joined = "=" in word or (word[:2] == "-n" and len(word) > 2)
+            optional_value = name in ("--cov", "--no-cov")
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            takes = (
+                not joined
+                and name in SKIPPED_WITH_VALUE
+                and not (optional_value and (nxt.startswith("-") or not nxt))
+            )
+            i += 2 if takes else 1
+        else:
+            kept.append(word)
+            i += 1
+    return kept if removed else None
+
+
+def _take_pytest_config(plan: TestPlan, root: Path) -> None:
+    ini = pytest_ini(root)
+    before = len(plan.packages)
+    for word in addopts(root):
+        name = word.split("=", 1)[0]
+        for option, package in PLUGIN_OPTIONS.items():
+            if package and (name == option or name.startswith(option + "-")):
+                plan.packages.append(package)
+    for word in addopts(root):
+        if word.startswith("-p") and word[2:].strip() not in ("", "no"):
+            plan.packages.extend(_plugin_package(word[2:].strip()))
+    for key, package in PLUGIN_INI_KEYS.items():
+        if key in ini:
+            plan.packages.append(package)
+    required = ini.get("required_plugins", [])
+    required = required.split() if isinstance(required, str) else list(required)
+    plan.packages.extend(str(r) for r in required)
+    if len(plan.packages) != before:
+        plan.sources.append("pytest configuration (addopts, plugin settings)")
+
+
+def _plugin_package(module: str) -> list[str]:
+    known = {"xdist": "pytest-xdist", "pytest_cov": "pytest-cov", "cov": "pytest-cov",
+             "pytest_mock": "pytest-mock", "anyio": "anyio", "trio": "pytest-trio"}  # fmt: skip
+    return [known[module]] if module in known else []
+
+
+def _take_requirement_folders(plan: TestPlan, root: Path) -> None:
+    """Requirement files in ``tests/``, ``test/`` and ``requirements*/`` folders that name tests."""
+    before = len(plan.files)
+    for folder in sorted(root.glob("requirements*")) + [root / "tests", root / "test"]:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.glob("*.txt")) + sorted(folder.glob("*.in")):
+            name = path.name.lower()
+            in_tests = folder.name in ("tests", "test")
+            wanted = "req" in name if in_tests else "test" in name
+            if path.is_file() and wanted:
+                plan.files.append(str(path.relative_to(root)))
+    if len(plan.files) != before:
+        plan.sources.append("requirement files in test and requirements folders")
+
+
+def _ini_section(path: Path, section: str) -> dict[str, Any]:
+    text = _read(path) if path.is_file() else None
+    if text is None:
+        return {}
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return {}
+    return dict(parser[section]) if parser.has_section(section) else {}
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    text = _read(path) if path.is_file() else None
+    try:
+        return tomllib.loads(text) if text else {}
+    except tomllib.TOMLDecodeError:
+        return {}
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
