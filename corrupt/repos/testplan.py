@@ -462,7 +462,7 @@ def _is_test_path(root: Path, word: str) -> bool:
 
 
 def _unittest_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[str]]:
-    """``python -m unittest [discover] -s DIR -p PATTERN`` as pytest arguments.
+    """``python -m unittest [discover] -s DIR -p PATTERN`` as pytest options and paths.
 
     pytest runs unittest TestCases itself; unittest's default file pattern is
     ``test*.py``, wider than pytest's ``test_*.py``, so it is passed on.
@@ -491,7 +491,10 @@ def _unittest_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[st
         paths = []
     found = [start] if start and _is_test_path(root, start) else []
     found += [p for p in paths if p]
-    return ["-o", f"python_files={pattern}"], found
+    # unittest runs TestCase classes only: pytest-style classes and functions
+    # (a helper class named Test*, a module-level test_x) are not part of the suite
+    options = ["-o", f"python_files={pattern}", "-o", "python_classes=", "-o", "python_functions="]
+    return options, found
 
 
 def _module_path(root: Path, name: str) -> str | None:
@@ -779,9 +782,11 @@ def _take_pytest_config(plan: TestPlan, root: Path) -> None:
         for option, package in PLUGIN_OPTIONS.items():
             if package and (name == option or name.startswith(option + "-")):
                 plan.packages.append(package)
-    for word in addopts(root):
-        if word.startswith("-p") and word[2:].strip() not in ("", "no"):
-            plan.packages.extend(_plugin_package(word[2:].strip()))
+    words = addopts(root)
+    for i, word in enumerate(words):
+        module = words[i + 1] if word == "-p" and i + 1 < len(words) else word[2:].strip()
+        if word.startswith("-p") and module and not module.startswith("no:"):
+            plan.packages.extend(_plugin_package(module))
     for key, package in PLUGIN_INI_KEYS.items():
         if key in ini:
             plan.packages.append(package)

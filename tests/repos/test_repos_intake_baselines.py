@@ -1,0 +1,187 @@
+"""Real repositories that plain `pytest` and one-shot installs get wrong, made green by intake.
+
+Each is a real git repository run through the real checkout, a real venv built
+with uv from the package index in the box, and real pytest runs: the CI
+workflow's test paths, plugins named only by addopts, a unittest suite,
+setuptools-scm versions with a generated version file, and requirement files
+holding a pin that does not resolve and a git URL that cannot be fetched.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gitrepos import AUTHOR, commit, make_repo
+from repos_run_support import session_cache, session_xdg
+
+from corrupt.errors import RedBaselineError
+from corrupt.repos.baseline import compute_baseline
+from corrupt.repos.checkout import checkout
+from corrupt.repos.environment import recipe_for
+from corrupt.repos.local import LocalSandbox
+from corrupt.repos.specs import parse_spec
+
+SETUPTOOLS = (
+    '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
+)
+MISSING_PIN = "not-a-real-package-for-corrupt-tests==9.9.9"
+GIT_URL = "git+https://example.invalid/owner/gone.git#egg=gone"
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    return LocalSandbox(cache_dir=session_cache(tmp_path_factory))
+
+
+def baseline_of(folder: Path, sandbox, tmp_path_factory):
+    pinned = checkout(parse_spec(str(folder)), cache_dir=session_cache(tmp_path_factory))
+    env = sandbox.prepare(pinned)
+    return pinned, compute_baseline(pinned, sandbox, env, cache_dir=folder.parent / "baselines")
+
+
+ALPHA = {
+    "pyproject.toml": SETUPTOOLS
+    + '[project]\nname = "alpha"\nversion = "1.0"\n'
+    + '[tool.pytest.ini_options]\naddopts = "--timeout=30 --cov=alpha --cov-report=term"\n',
+    "src/alpha/__init__.py": "def double(x):\n    return 2 * x\n",
+    "tests/test_alpha.py": (
+        "from alpha import double\n\n"
+        "def test_double():\n    assert double(2) == 4\n\n"
+        "def test_timeout_plugin_reads_addopts(request):\n"
+        "    assert request.config.getoption('timeout') == 30\n"
+    ),
+    # plain `pytest` would collect this and fail: it needs a fuzzing engine
+    "fuzz/test_fuzz.py": "import atheris\n\ndef test_fuzz():\n    pass\n",
+    ".github/workflows/ci.yml": (
+        "jobs:\n  test:\n    steps:\n      - run: pip install -e .\n"
+        "      - run: pytest --cov=alpha --cov-report=xml tests\n"
+    ),
+}
+
+
+def test_ci_test_paths_and_an_addopts_plugin(sandbox, tmp_path_factory, tmp_path):
+    make_repo(tmp_path / "alpha", ALPHA)
+    pinned, baseline = baseline_of(tmp_path / "alpha", sandbox, tmp_path_factory)
+    assert baseline.tests == [
+        "tests/test_alpha.py::test_double",
+        "tests/test_alpha.py::test_timeout_plugin_reads_addopts",
+    ]
+    # coverage options dropped from addopts (our coverage run must be the only one)
+    assert baseline.command == ["python", "-m", "pytest", "-o", "addopts=--timeout=30", "tests"]
+
+
+def test_a_unittest_suite_with_unittests_own_file_pattern(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "beta",
+        {
+            "beta.py": "def inc(x):\n    return x + 1\n",
+            # test*.py is unittest's pattern; pytest's own (test_*.py) would find nothing
+            "tests/testbeta.py": (
+                "import unittest\nfrom beta import inc\n\n"
+                "class IncTest(unittest.TestCase):\n"
+                "    def test_inc(self):\n        self.assertEqual(inc(1), 2)\n\n"
+                "    def test_inc_negative(self):\n        self.assertEqual(inc(-1), 0)\n"
+            ),
+            ".github/workflows/ci.yml": (
+                "jobs:\n  test:\n    steps:\n      - run: python -m unittest discover -s tests -v\n"
+            ),
+        },
+    )
+    _, baseline = baseline_of(tmp_path / "beta", sandbox, tmp_path_factory)
+    assert baseline.tests == [
+        "tests/testbeta.py::IncTest::test_inc",
+        "tests/testbeta.py::IncTest::test_inc_negative",
+    ]
+
+
+def test_setuptools_scm_version_and_its_generated_file(sandbox, tmp_path_factory, tmp_path):
+    repo = make_repo(
+        tmp_path / "gamma",
+        {
+            "pyproject.toml": (
+                '[build-system]\nrequires = ["setuptools>=64", "setuptools-scm>=8"]\n'
+                'build-backend = "setuptools.build_meta"\n'
+                '[project]\nname = "gamma"\ndynamic = ["version"]\n'
+                '[tool.setuptools_scm]\nversion_file = "src/gamma/_version.py"\n'
+            ),
+            ".gitignore": "src/gamma/_version.py\n",
+            "src/gamma/__init__.py": "from gamma._version import __version__\n",
+        },
+    )
+    repo.git.tag("v1.4.0", env=AUTHOR)
+    sha = commit(
+        repo,
+        {
+            "tests/test_version.py": (
+                "import importlib.metadata\nimport gamma\n\n"
+                "def test_the_package_and_its_metadata_agree():\n"
+                "    assert gamma.__version__ == importlib.metadata.version('gamma')\n\n"
+                "def test_a_dev_version_after_the_tag():\n"
+                "    assert gamma.__version__.startswith('1.4.1.dev1+g')\n"
+            )
+        },
+        "tests",
+    )
+    pinned, baseline = baseline_of(tmp_path / "gamma", sandbox, tmp_path_factory)
+    assert pinned.version == f"1.4.1.dev1+g{sha[:7]}"
+    assert (pinned.path / "src/gamma/_version.py").is_file()
+    assert len(baseline.tests) == 2
+
+
+def test_a_pin_that_does_not_resolve_and_a_git_url_are_dropped_not_fatal(
+    sandbox, tmp_path_factory, tmp_path
+):
+    make_repo(
+        tmp_path / "delta",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "delta"\nversion = "1"\n',
+            "src/delta/__init__.py": "import os\n\ndef cwd():\n    return os.getcwd()\n",
+            "requirements-dev.txt": f"pytest-mock\n{MISSING_PIN}\n{GIT_URL}\n",
+            "tests/test_delta.py": (
+                "import delta\n\n"
+                "def test_with_the_mocker_fixture(mocker):\n"
+                "    mocker.patch('os.getcwd', return_value='/x')\n"
+                "    assert delta.cwd() == '/x'\n"
+            ),
+        },
+    )
+    pinned, baseline = baseline_of(tmp_path / "delta", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_delta.py::test_with_the_mocker_fixture"]
+    dropped = recipe_for(pinned, cache_dir=session_cache(tmp_path_factory))["dropped"]
+    assert dropped == [MISSING_PIN, GIT_URL]
+
+
+def test_a_red_suite_names_its_cause_and_keeps_a_log(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "eps",
+        {"tests/test_e.py": "def test_ok():\n    pass\n\ndef test_red():\n    assert 1 == 2\n"},
+    )
+    with pytest.raises(RedBaselineError) as caught:
+        baseline_of(tmp_path / "eps", sandbox, tmp_path_factory)
+    assert caught.value.cause == "red test"
+    log = Path(caught.value.message.rsplit("; log: ", 1)[1])
+    assert "tests/test_e.py::test_red: failed: AssertionError" in log.read_text()
+
+
+def test_baseline_explain_prints_the_command_its_source_and_what_was_dropped(
+    tmp_path_factory, tmp_path
+):
+    make_repo(tmp_path / "alpha", {**ALPHA, "requirements-test.txt": MISSING_PIN + "\n"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "corrupt.cli", "baseline", str(tmp_path / "alpha"), "--explain"],
+        env=dict(os.environ, XDG_CACHE_HOME=str(session_xdg(tmp_path_factory)), COLUMNS="300"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "test command: PYTHONHASHSEED=0 PYTHONPATH=src python -m pytest -o " in out
+    assert "from: .github/workflows/ci.yml: pytest --cov=alpha --cov-report=xml tests" in out
+    assert "requirements-test.txt" in out and "pytest configuration" in out
+    assert f"dropped requirements: {MISSING_PIN}" in out
+    assert "tests: 2 passing" in out

@@ -1,0 +1,274 @@
+"""How a project runs its tests, read from CI, tox, nox, hatch, make and pytest's config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corrupt.repos import runner
+from corrupt.repos.requirements import requirement_items
+from corrupt.repos.testplan import plan_tests, reporting_free_addopts
+from corrupt.repos.versions import scm_version, version_files, write_version_files
+
+
+def tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+SUITE = {"tests/test_a.py": "", "fuzz/test_fuzz.py": "", "bench/test_speed.py": ""}
+
+WORKFLOW = """
+name: tests
+on: [push]
+jobs:
+  docs:
+    runs-on: ubuntu-latest
+    steps:
+      - run: pip install sphinx furo -r docs/requirements.txt
+      - run: sphinx-build docs out
+  tests:
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        python: ["3.11", "3.12"]
+    steps:
+      - uses: actions/checkout@v4
+      - run: |
+          python -m pip install --upgrade pip
+          pip install -e ".[tests]" pytest-mock \\
+            -r requirements/ci.txt flake8
+      - name: bench
+        run: pytest bench/test_speed.py --benchmark-only
+      - run: >
+          python -m pytest -v --cov=pkg --cov-report=xml -n auto
+          -m "not network" tests/
+"""
+
+
+def test_the_ci_workflow_gives_the_command_and_its_job_gives_the_installs(tmp_path):
+    root = tree(
+        tmp_path,
+        {**SUITE, ".github/workflows/ci.yml": WORKFLOW, "requirements/ci.txt": "", "docs/r": ""},
+    )
+    plan = plan_tests(root)
+    # the benchmark run is not the suite; the reporting options are dropped, the filter kept
+    assert plan.paths == ["tests/"] and plan.options == ["-m", "not network"]
+    assert plan.command_source is not None and "ci.yml" in plan.command_source
+    assert plan.extras == ["tests"] and plan.files == ["requirements/ci.txt"]
+    # the test job's tools, not the docs job's, and no linters or pip itself
+    assert plan.packages == ["pytest-mock"]
+    argv, env = runner.test_command(root)
+    assert argv == ["python", "-m", "pytest", "-m", "not network", "tests/"]
+    assert env["PYTHONPATH"] == "."
+
+
+def test_ci_that_runs_tox_reads_tox_testenv_with_posargs_default_and_factors(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            **SUITE,
+            ".github/workflows/main.yml": (
+                "jobs:\n  t:\n    steps:\n      - run: uvx --with tox-uv tox -e py\n"
+            ),
+            "tox.ini": (
+                "[tox]\nenvlist = py3{11,12}, lint\n"
+                "[testenv]\ndeps = pytest\ncommands =\n"
+                '    py3: pytest {posargs: "{toxinidir}/tests" --cov=pkg}\n'
+                "[testenv:lint]\ncommands = ruff check .\n"
+            ),
+        },
+    )
+    plan = plan_tests(root)
+    assert plan.paths == ["tests"]
+    assert plan.command_source is not None and plan.command_source.startswith(".github")
+
+
+def test_tox_alone_and_a_pytest_config_testpaths_are_both_respected(tmp_path):
+    root = tree(tmp_path, {**SUITE, "tox.ini": "[testenv]\ncommands = pytest {posargs:tests}\n"})
+    assert plan_tests(root).paths == ["tests"]
+    (root / "tox.ini").unlink()
+    tree(root, {"pytest.ini": "[pytest]\ntestpaths = tests\n"})
+    plan = plan_tests(root)
+    # nothing to add: pytest reads its own testpaths when given no paths
+    assert plan.paths == [] and plan.command_source is None
+
+
+def test_nox_hatch_and_make_commands(tmp_path):
+    nox = tree(
+        tmp_path / "nox",
+        {
+            **SUITE,
+            "noxfile.py": (
+                "import nox\n@nox.session\ndef tests(session):\n"
+                '    session.install("-r", "requirements/test.txt", "freezegun")\n'
+                '    session.run("pytest", "tests", *session.posargs)\n'
+            ),
+            "requirements/test.txt": "",
+        },
+    )
+    plan = plan_tests(nox)
+    assert plan.paths == ["tests"] and plan.packages == ["freezegun"]
+    assert plan.files == ["requirements/test.txt"]
+
+    hatch = tree(
+        tmp_path / "hatch",
+        {
+            **SUITE,
+            ".github/workflows/t.yml": (
+                "jobs:\n  t:\n    steps:\n"
+                "      - run: hatch run +py=${{ matrix.python }} test:run --color=yes\n"
+            ),
+            "pyproject.toml": (
+                "[tool.hatch.envs.test]\ndependencies = ['pytest-randomly']\n"
+                "[tool.hatch.envs.test.scripts]\nrun = 'pytest {args:tests}'\n"
+            ),
+        },
+    )
+    plan = plan_tests(hatch)
+    assert plan.paths == ["tests"] and plan.packages == ["pytest-randomly"]
+
+    make = tree(
+        tmp_path / "make",
+        {**SUITE, "Makefile": "PYTHON ?= python3\ntest:\n\t$(PYTHON) -m pytest -x tests\n"},
+    )
+    assert plan_tests(make).paths == ["tests"]
+
+
+def test_a_unittest_suite_runs_through_pytest_with_unittests_file_pattern(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "tests/core_test.py": "",
+            ".github/workflows/t.yml": (
+                "jobs:\n  t:\n    steps:\n"
+                "      - run: python -m unittest discover -s tests -p '*_test.py' -v\n"
+            ),
+        },
+    )
+    plan = plan_tests(root)
+    assert plan.runner == "unittest"
+    assert plan.options[:2] == ["-o", "python_files=*_test.py"] and plan.paths == ["tests"]
+    assert plan.options[2:] == ["-o", "python_classes=", "-o", "python_functions="]
+    # bare `python -m unittest` means unittest's default pattern, wider than pytest's
+    (root / ".github/workflows/t.yml").write_text(
+        "jobs:\n  t:\n    steps:\n      - run: coverage run -m unittest\n"
+    )
+    assert plan_tests(root).options[:2] == ["-o", "python_files=test*.py"]
+    # a test module run as a script names the suite
+    (root / ".github/workflows/t.yml").write_text(
+        "jobs:\n  t:\n    steps:\n      - run: python tests/test.py -v\n"
+    )
+    tree(root, {"tests/test.py": ""})
+    assert plan_tests(root).paths == ["tests/test.py"]
+
+
+def test_cd_into_the_test_folder_and_a_ci_shell_script(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            **SUITE,
+            "ci/run.sh": "#!/bin/sh\nset -e\npip install hypothesis\ncd tests && py.test --cov x\n",
+            ".github/workflows/t.yml": "jobs:\n  t:\n    steps:\n      - run: ./ci/run.sh\n",
+        },
+    )
+    plan = plan_tests(root)
+    assert plan.paths == ["tests"] and plan.packages == ["hypothesis"]
+
+
+@pytest.mark.parametrize(
+    ("config", "plugins", "kept"),
+    [
+        (
+            '[tool.pytest.ini_options]\naddopts = "--cov=pkg --cov-report term -n auto '
+            '--strict-markers --timeout=30"\n',
+            ["pytest-cov", "pytest-xdist", "pytest-timeout"],
+            ["--strict-markers", "--timeout=30"],
+        ),
+        (
+            '[tool.pytest.ini_options]\naddopts = ["-p", "pytest_mock", "--doctest-modules"]\n'
+            'asyncio_mode = "auto"\nrequired_plugins = ["pytest-env>=1"]\n',
+            ["pytest-mock", "pytest-asyncio", "pytest-env>=1"],
+            None,
+        ),
+    ],
+)
+def test_addopts_and_ini_keys_name_the_plugins_and_reporting_options_are_dropped(
+    tmp_path, config, plugins, kept
+):
+    root = tree(tmp_path, {"pyproject.toml": config})
+    assert plan_tests(root).packages == plugins
+    assert reporting_free_addopts(root) == kept
+    argv = runner.test_command(root)[0]
+    if kept is not None:  # the run overrides addopts with the kept options only
+        assert argv[3:] == ["-o", "addopts=--strict-markers --timeout=30"]
+
+
+def test_requirement_files_of_test_folders_and_their_items(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "tests/requirements.txt": "-r ../requirements/base.txt\npytest-mock  # mocks\n",
+            "tests/data_test.txt": "not requirements",
+            "requirements/base.txt": (
+                "--index-url https://example.invalid/simple\n"
+                "attrs>=22 \\\n    --hash=sha256:00\n"
+                "-e git+https://example.invalid/x.git#egg=x\n"
+            ),
+        },
+    )
+    assert plan_tests(root).files == ["tests/requirements.txt"]
+    assert requirement_items(root / "tests/requirements.txt") == [
+        ["attrs>=22"],
+        ["-e", "git+https://example.invalid/x.git#egg=x"],
+        ["pytest-mock"],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tag", "distance", "expected"),
+    [
+        ("v1.2.3", 0, "1.2.3"),
+        ("1.2.3", 5, "1.2.4.dev5+gabcdef0"),
+        ("pkg-v2.0", 1, "2.1.dev1+gabcdef0"),
+        ("2.0rc1", 2, "2.0rc1.dev2+gabcdef0"),
+        ("not-a-version", 0, None),
+    ],
+)
+def test_scm_versions_follow_setuptools_scm_default_scheme(tag, distance, expected):
+    assert scm_version(tag, distance, "abcdef0123") == expected
+
+
+def test_version_files_come_from_setuptools_scm_hatch_vcs_and_setup_py(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "pyproject.toml": (
+                "[tool.setuptools_scm]\nversion_file = 'src/a/_version.py'\n"
+                "[tool.hatch.build.hooks.vcs]\nversion-file = 'src/a/VERSION.txt'\n"
+                "template = 'v = {version!r}; t = {version_tuple!r}'\n"
+            ),
+            "setup.py": "setup(use_scm_version={'write_to': '../escape.py'})",
+            "src/a/__init__.py": "",
+        },
+    )
+    assert [p for p, _ in version_files(root)] == [
+        "src/a/_version.py",
+        "src/a/VERSION.txt",
+        "../escape.py",
+    ]
+    assert write_version_files(root, "1.4.1.dev2+g0abc") == [
+        "src/a/_version.py",
+        "src/a/VERSION.txt",
+    ]
+    namespace: dict[str, object] = {}
+    exec((root / "src/a/_version.py").read_text(), namespace)
+    assert namespace["__version__"] == "1.4.1.dev2+g0abc"
+    assert namespace["version_tuple"] == (1, 4, 1, "dev2", "g0abc")
+    assert (root / "src/a/VERSION.txt").read_text() == (
+        "v = '1.4.1.dev2+g0abc'; t = (1, 4, 1, 'dev2', 'g0abc')"
+    )
+    assert not (tmp_path.parent / "escape.py").exists()
