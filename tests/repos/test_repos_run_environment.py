@@ -14,13 +14,13 @@ import pytest
 from repos_run_support import FIXTURES, fixture_checkout, session_cache
 from sandbox_contract import _Listener, unix_listener
 
-from corrupt.errors import InstallError
 from corrupt.repos.checkout import checkout as check_out
 from corrupt.repos.environment import (
     MARKER,
     create_environment,
     discover_test_requirements,
     environment_key,
+    recipe_for,
 )
 from corrupt.repos.launch import _user_network_missing
 from corrupt.repos.local import LocalSandbox
@@ -107,15 +107,16 @@ def test_venv_is_cached_and_built_from_a_copy_of_the_clone(tmp_path_factory):
     assert not list(checkout.path.rglob("*.egg-info")) and not (checkout.path / "build").exists()
 
 
-def test_install_failure_names_the_step_and_the_log(tmp_path_factory, tmp_path):
+def test_a_dependency_that_does_not_exist_is_dropped_and_recorded(tmp_path_factory, tmp_path):
     checkout = fixture_checkout("badinstall", tmp_path_factory)
-    with pytest.raises(
-        InstallError, match=r"install step 'project' failed .*; log: .*\.log"
-    ) as caught:
-        create_environment(checkout, cache_dir=tmp_path)
-    log = Path(caught.value.message.rsplit("log: ", 1)[1])
-    assert "corrupt-no-such-package-anywhere-7f3a" in log.read_text()
-    assert not list((tmp_path / "envs").glob(f"*/{MARKER}"))
+    env = create_environment(checkout, cache_dir=tmp_path)
+    # the project went in without it, then its dependencies one by one
+    assert recipe_for(checkout, cache_dir=tmp_path)["dropped"] == [
+        "corrupt-no-such-package-anywhere-7f3a==1.0"
+    ]
+    log = env.log.read_text()
+    assert "=== project without its dependencies" in log
+    assert "project dependencies: dropped corrupt-no-such-package-anywhere-7f3a==1.0" in log
 
 
 def hostile_install(tmp_path: Path, isolation: bool) -> dict:
