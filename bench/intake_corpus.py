@@ -107,7 +107,10 @@ def main() -> None:
         row = run_one(*item, args)
         with results_path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(row) + "\n")
-        print(f"{row['cause']:<24} {row['seconds']:>7.1f} s  {row['repo']}  {row['error']}", flush=True)
+        print(
+            f"{row['cause']:<24} {row['seconds']:>7.1f} s  {row['repo']}  {row['error']}",
+            flush=True,
+        )
         return row
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:

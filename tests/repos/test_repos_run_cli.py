@@ -72,7 +72,8 @@ def test_baseline_of_the_bundled_example(cli, tmp_path_factory):
         ),
         ("empty", [], NoTestsError, r"pytest collected no tests"),
         ("slow", ["--time-limit", "1"], SuiteTooSlowError, r"did not finish within 1 s"),
-        ("badinstall", [], InstallError, r"install step 'project' failed"),
+        # its one dependency does not exist: dropped, so the environment builds and the suite is judged
+        ("badinstall", [], NoTestsError, r"pytest collected no tests"),
     ],
 )
 def test_refused_suites_exit_with_their_own_code_and_are_not_cached(
