@@ -38,7 +38,6 @@ import shutil
 import subprocess
 import sys
 import time
-import tomllib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -51,6 +50,7 @@ from corrupt.repos.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
 from corrupt.repos.launch import network_mode, started, unboxed
 from corrupt.repos.limits import confined
 from corrupt.repos.models import Checkout, Environment, Limits
+from corrupt.repos.projectfiles import read_toml, strings, table
 from corrupt.repos.requirements import requirement_items
 from corrupt.repos.scratch import remove_tree, scratch_dir
 from corrupt.repos.testplan import plan_tests
@@ -135,13 +135,13 @@ def discover_test_requirements(root: Path) -> TestRequirements:
     make installs slow and fragile without helping the tests run.
     """
     found = TestRequirements()
-    pyproject = _read_toml(root / "pyproject.toml")
-    extras = pyproject.get("project", {}).get("optional-dependencies", {})
+    pyproject = read_toml(root / "pyproject.toml")
+    extras = table(pyproject, "project", "optional-dependencies")
     for name in _pick(extras):
-        found.packages.extend(extras[name])
+        found.packages.extend(strings(extras[name]))
         found.extras.append(name)
         found.sources.append(f"[project.optional-dependencies] {name}")
-    groups = pyproject.get("dependency-groups", {})
+    groups = table(pyproject, "dependency-groups")
     for name in _pick(groups):
         found.packages.extend(_expand_group(groups, name, set()))
         found.groups.append(name)
@@ -175,7 +175,7 @@ def _add_plan(found: TestRequirements, root: Path, extras: dict[str, Any]) -> No
     for name in plan.extras:
         if name not in found.extras:
             found.extras.append(name)
-            found.packages.extend(extras.get(name, []))
+            found.packages.extend(strings(extras.get(name)))
     if plan.command_source:
         found.sources.append(f"test command from {plan.command_source}")
     found.sources.extend(plan.sources)
@@ -235,13 +235,6 @@ def _is_credential(name: str, value: str) -> bool:
     )
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {}
-
-
 def _pick(table: dict[str, Any]) -> list[str]:
     tests = [name for name in table if name.lower() in TEST_NAMES]
     return tests or [name for name in table if name.lower() in DEV_NAMES]
@@ -253,7 +246,8 @@ def _expand_group(groups: dict[str, Any], name: str, seen: set[str]) -> list[str
         return []
     seen.add(name)
     packages: list[str] = []
-    for entry in groups.get(name, []):
+    entries = groups.get(name)
+    for entry in entries if isinstance(entries, list) else []:
         if isinstance(entry, str):
             packages.append(entry)
         elif isinstance(entry, dict) and "include-group" in entry:
@@ -517,9 +511,12 @@ def _install_project(
 
 def _declared(root: Path, extras: list[str]) -> list[list[str]]:
     """The dependencies ``pyproject.toml`` declares (setup.py's cannot be read without running it)."""
-    project = _read_toml(root / "pyproject.toml").get("project", {})
-    optional = project.get("optional-dependencies", {})
-    names = [*project.get("dependencies", []), *(d for e in extras for d in optional.get(e, []))]
+    project = table(read_toml(root / "pyproject.toml"), "project")
+    optional = table(project, "optional-dependencies")
+    names = [
+        *strings(project.get("dependencies")),
+        *(d for e in extras for d in strings(optional.get(e))),
+    ]
     return [[str(name)] for name in names]
 
 

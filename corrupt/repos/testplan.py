@@ -25,13 +25,14 @@ import ast
 import configparser
 import re
 import shlex
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from corrupt.repos.projectfiles import read_toml, strings, table
 
 # pytest options that decide *which* tests run or how they are collected: kept.
 # The value says whether the option takes an argument.
@@ -572,7 +573,7 @@ def _tox_sections(root: Path) -> dict[str, list[str]]:
     ini_text = None
     if (root / "tox.ini").is_file():
         ini_text = _read(root / "tox.ini")
-    pyproject = _toml(root / "pyproject.toml").get("tool", {}).get("tox", {})
+    pyproject = table(read_toml(root / "pyproject.toml"), "tool", "tox")
     if isinstance(pyproject.get("legacy_tox_ini"), str):
         ini_text = ini_text or pyproject["legacy_tox_ini"]
     if ini_text:
@@ -585,11 +586,11 @@ def _tox_sections(root: Path) -> dict[str, list[str]]:
             if section == "testenv" or section.startswith("testenv:"):
                 raw = parser.get(section, "commands", fallback="")
                 found[section] = [ln for ln in re.sub(r"\\\n", " ", raw).splitlines() if ln.strip()]
-    toml = _toml(root / "tox.toml") or (pyproject if "legacy_tox_ini" not in pyproject else {})
-    envs = {"testenv": toml.get("env_run_base", {})}
-    envs.update({f"testenv:{k}": v for k, v in toml.get("env", {}).items() if isinstance(v, dict)})
-    for name, table in envs.items():
-        commands = table.get("commands") if isinstance(table, dict) else None
+    toml = read_toml(root / "tox.toml") or (pyproject if "legacy_tox_ini" not in pyproject else {})
+    envs = {"testenv": table(toml, "env_run_base")}
+    envs.update({f"testenv:{k}": table(v) for k, v in table(toml, "env").items()})
+    for name, env in envs.items():
+        commands = env.get("commands")
         if isinstance(commands, list):
             lines = [shlex.join(_toml_argv(c)) for c in commands if isinstance(c, list)]
             found.setdefault(name, lines)
@@ -603,7 +604,7 @@ def _toml_argv(command: list[Any]) -> list[str]:
         if isinstance(part, str):
             out.append(part)
         elif isinstance(part, dict) and part.get("replace") == "posargs":
-            out.extend(str(x) for x in part.get("default", []) if isinstance(x, str))
+            out.extend(strings(part.get("default")))
     return out
 
 
@@ -672,23 +673,24 @@ def _nox_commands(root: Path) -> list[list[str]]:
 
 def _hatch_commands(root: Path, run: list[str] | None = None) -> list[list[str]]:
     """Scripts of hatch environments: the one ``hatch run ENV:SCRIPT`` names, else ``test``."""
-    envs = _toml(root / "pyproject.toml").get("tool", {}).get("hatch", {}).get("envs", {})
-    if not isinstance(envs, dict):
-        return []
+    envs = table(read_toml(root / "pyproject.toml"), "tool", "hatch", "envs")
     wanted = run[0] if run else "test"
     env_name, _, script = wanted.rpartition(":")
     commands: list[list[str]] = []
-    for name, table in envs.items():
-        scripts = table.get("scripts", {}) if isinstance(table, dict) else {}
+    for name, env in envs.items():
+        scripts = table(env, "scripts")
         if env_name and name != env_name:
             continue
         for key in (script, "test", "tests", "cov"):
-            lines = scripts.get(key) if isinstance(scripts, dict) else None
+            lines = strings(scripts.get(key))
             if lines:
-                for line in [lines] if isinstance(lines, str) else lines:
+                for line in lines:
                     words = _tox_words(_replace_default(str(line), "args"))
                     commands.append(words)
-                deps = [*table.get("dependencies", []), *table.get("extra-dependencies", [])]
+                deps = [
+                    *strings(table(env).get("dependencies")),
+                    *strings(table(env).get("extra-dependencies")),
+                ]
                 if deps:
                     commands.append(["pip", "install", *map(str, deps)])
                 break
@@ -726,9 +728,9 @@ def pytest_ini(root: Path) -> dict[str, Any]:
     """pytest's ini options from the first file pytest itself would read."""
     if (root / "pytest.ini").is_file():
         return _ini_section(root / "pytest.ini", "pytest")
-    options = _toml(root / "pyproject.toml").get("tool", {}).get("pytest", {})
-    if isinstance(options.get("ini_options"), dict):
-        return dict(options["ini_options"])
+    options = table(read_toml(root / "pyproject.toml"), "tool", "pytest", "ini_options")
+    if options:
+        return options
     for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
         found = _ini_section(root / name, section)
         if found:
@@ -756,7 +758,7 @@ def reporting_free_addopts(root: Path) -> list[str] | None:
         word = words[i]
         name = word.split("=", 1)[0]
         if word.startswith(REPORTING_PREFIXES) or (
-            name in ("-n", "-p") and words[i + 1 : i + 2] in (["xdist"],)
+            word == "-p" and words[i + 1 : i + 2] == ["xdist"]
         ):
             removed = True
             joined = "=" in word or (word[:2] == "-n" and len(word) > 2)
@@ -790,9 +792,8 @@ def _take_pytest_config(plan: TestPlan, root: Path) -> None:
     for key, package in PLUGIN_INI_KEYS.items():
         if key in ini:
             plan.packages.append(package)
-    required = ini.get("required_plugins", [])
-    required = required.split() if isinstance(required, str) else list(required)
-    plan.packages.extend(str(r) for r in required)
+    required = ini.get("required_plugins")
+    plan.packages.extend(required.split() if isinstance(required, str) else strings(required))
     if len(plan.packages) != before:
         plan.sources.append("pytest configuration (addopts, plugin settings)")
 
@@ -829,14 +830,6 @@ def _ini_section(path: Path, section: str) -> dict[str, Any]:
     except configparser.Error:
         return {}
     return dict(parser[section]) if parser.has_section(section) else {}
-
-
-def _toml(path: Path) -> dict[str, Any]:
-    text = _read(path) if path.is_file() else None
-    try:
-        return tomllib.loads(text) if text else {}
-    except tomllib.TOMLDecodeError:
-        return {}
 
 
 def _read(path: Path) -> str | None:

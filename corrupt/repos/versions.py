@@ -14,11 +14,12 @@ configures, from our own template, so no repository code runs to make them.
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import git
 from packaging.version import InvalidVersion, Version
+
+from corrupt.repos.projectfiles import read_toml, table
 
 # setuptools-scm's default tag pattern: an optional "name-" prefix and a "v".
 TAG = re.compile(r"^(?:[\w-]+-)?[vV]?(?P<version>\d+(?:\.\d+){0,2}[^+]*)(?:\+.*)?$")
@@ -80,18 +81,14 @@ def scm_version(tag: str, distance: int, node: str) -> str | None:
 
 def version_files(root: Path) -> list[tuple[str, str | None]]:
     """The generated version files the project configures, each with its template (None: default)."""
-    try:
-        pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        pyproject = {}
-    tool = pyproject.get("tool", {})
+    tool = table(read_toml(root / "pyproject.toml"), "tool")
     found: list[tuple[str, str | None]] = []
-    scm = tool.get("setuptools_scm", {})
+    scm = table(tool, "setuptools_scm")
     for key in ("version_file", "write_to"):
         if isinstance(scm.get(key), str):
             template = scm.get(f"{key}_template")
             found.append((scm[key], template if isinstance(template, str) else None))
-    hook = tool.get("hatch", {}).get("build", {}).get("hooks", {}).get("vcs", {})
+    hook = table(tool, "hatch", "build", "hooks", "vcs")
     if isinstance(hook.get("version-file"), str):
         template = hook.get("template")
         found.append((hook["version-file"], template if isinstance(template, str) else None))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from corrupt.repos import runner
+from corrupt.repos.environment import discover_test_requirements
 from corrupt.repos.requirements import requirement_items
 from corrupt.repos.testplan import plan_tests, reporting_free_addopts
 from corrupt.repos.versions import scm_version, version_files, write_version_files
@@ -52,7 +53,7 @@ jobs:
 def test_the_ci_workflow_gives_the_command_and_its_job_gives_the_installs(tmp_path):
     root = tree(
         tmp_path,
-        {**SUITE, ".github/workflows/ci.yml": WORKFLOW, "requirements/ci.txt": "", "docs/r": ""},
+        {**SUITE, ".github/workflows/ci.yml": WORKFLOW, "requirements/ci.txt": ""},
     )
     plan = plan_tests(root)
     # the benchmark run is not the suite; the reporting options are dropped, the filter kept
@@ -272,3 +273,32 @@ def test_version_files_come_from_setuptools_scm_hatch_vcs_and_setup_py(tmp_path)
         "v = '1.4.1.dev2+g0abc'; t = (1, 4, 1, 'dev2', 'g0abc')"
     )
     assert not (tmp_path.parent / "escape.py").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("pyproject.toml", "[tool]\nhatch = 1\ntox = 3\nsetuptools_scm = 'x'\n"),
+        ("pyproject.toml", "[tool.hatch.build]\nhooks = 1\n[tool.hatch.envs]\ntest = 1\n"),
+        ("pyproject.toml", "[tool.pytest.ini_options]\nrequired_plugins = 5\naddopts = 7\n"),
+        (
+            "pyproject.toml",
+            "[tool.tox.env_run_base]\ncommands = [[{replace='posargs', default=5}]]\n",
+        ),
+        ("pyproject.toml", "[project]\noptional-dependencies = 3\ndependencies = [1]\n"),
+        ("tox.toml", "env = 3\n"),
+        (
+            ".github/workflows/t.yml",
+            "jobs:\n  a:\n    steps:\n      - run: [1]\n      - run: pytest -m\n",
+        ),
+        ("tox.ini", "[testenv]\ncommands = pytest {posargs:{{{\n"),
+        ("noxfile.py", "def (\n"),
+    ],
+)
+def test_configuration_of_the_wrong_shape_reads_as_nothing(tmp_path, name, text):
+    """A number where a table belongs must not stop intake (it once raised AttributeError)."""
+    root = tree(tmp_path, {**SUITE, name: text})
+    plan = plan_tests(root)
+    assert plan.packages == [] and plan.paths == []
+    assert version_files(root) == []
+    assert discover_test_requirements(root).extras == []
