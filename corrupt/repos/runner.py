@@ -14,6 +14,7 @@ included, never the copy installed in the environment.
 
 from __future__ import annotations
 
+import functools
 import json
 import secrets
 import shlex
@@ -67,12 +68,38 @@ def suite_args(tree: Path, *, paths: bool = True) -> list[str]:
     """pytest arguments the project runs its suite with (without its test paths when
     ``paths`` is false: a selected run names its own files), and ``addopts`` without
     reporting options (coverage must not run twice, parallel workers hide results)."""
-    plan = plan_tests(tree)
-    args = plan.args if paths else plan.options
-    addopts = reporting_free_addopts(tree)
+    options, test_paths = _suite_args(str(tree), _config_stamp(tree))
+    return [*options, *test_paths] if paths else list(options)
+
+
+# Screening runs the suite of one working copy hundreds of times; reading its
+# CI and tox files (tens of ms) is done once per copy and configuration state.
+CONFIG_FILES = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "tox.toml",
+                "noxfile.py", "Makefile", ".github/workflows")  # fmt: skip
+
+
+def _config_stamp(tree: Path) -> tuple[tuple[str, int, int], ...]:
+    stamp = []
+    for name in CONFIG_FILES:
+        try:
+            info = (tree / name).stat()
+        except OSError:
+            continue
+        stamp.append((name, info.st_mtime_ns, info.st_size))
+    return tuple(stamp)
+
+
+@functools.lru_cache(maxsize=64)
+def _suite_args(
+    tree: str, stamp: tuple[tuple[str, int, int], ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    root = Path(tree)
+    plan = plan_tests(root)
+    options = plan.options
+    addopts = reporting_free_addopts(root)
     if addopts is not None:
-        args = ["-o", f"addopts={shlex.join(addopts)}", *args]
-    return args
+        options = ["-o", f"addopts={shlex.join(addopts)}", *options]
+    return tuple(options), tuple(plan.paths)
 
 
 def run_tests(
