@@ -229,6 +229,8 @@ def _ensure_tree(repo: git.Repo, sha: str, dest: Path, version: str | None) -> P
     """Extract commit ``sha`` into ``dest`` once, without touching ``repo``'s own index or HEAD,
     with the version files a VCS plugin would generate at that commit (see :mod:`versions`)."""
     if dest.is_dir():
+        if version is not None:  # a tree extracted before version files were written
+            write_version_files(dest, version)
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tree-", dir=dest.parent))
