@@ -48,17 +48,16 @@ def compute_baseline(
     cached = _load(cache, checkout)
     if cached is not None:
         return cached
-    log = cache.with_suffix(".log")
     with Workspace(checkout) as ws:
-        command = shlex.join(test_command(ws.path)[0])
-        first = _suite_run(sandbox, env, ws.path, time_limit, "first", _Log(log, command))
-        second = _suite_run(sandbox, env, ws.path, time_limit, "second", _Log(log, command))
+        log = _Log(cache.with_suffix(".log"), shlex.join(test_command(ws.path)[0]))
+        first = _suite_run(sandbox, env, ws.path, time_limit, "first", log)
+        second = _suite_run(sandbox, env, ws.path, time_limit, "second", log)
         flaky = sorted(
             n
             for n in first.results.keys() | second.results.keys()
             if _outcome(first, n) != _outcome(second, n)
         )
-        _require_green(first, second, flaky, _Log(log, command))
+        _require_green(first, second, flaky, log)
         tests = sorted(first.passing() & second.passing() - set(flaky))
         if not tests:
             raise NoTestsError(
