@@ -21,12 +21,11 @@ from pathlib import Path
 from corrupt.cache import cache_root
 from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
 from corrupt.repos.models import FAILING_OUTCOMES, Baseline, Checkout, Environment, TestReport
-from corrupt.repos.runner import run_tests, test_command
+from corrupt.repos.runner import PYTEST_NO_TESTS, run_tests, test_command
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.workspace import Workspace
 
 CACHE_VERSION = 2  # 2: runs in a bubblewrap box
-PYTEST_NO_TESTS = 5
 # coverage.py slows CPU-bound suites down 5x and more (more-itertools: 17 s -> 200 s)
 COVERAGE_SLOWDOWN = 10.0
 

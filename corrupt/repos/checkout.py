@@ -20,6 +20,14 @@ given ``@rev``). A folder with uncommitted changes, a folder inside a git
 repository, or a folder outside git is used *as it is on disk*: its files (for
 git, those git does not ignore) are copied into the cache and identified by a
 content hash, ``tree:<sha256>``, because no commit describes them.
+
+Submodules are filled as ``git clone --recursive`` would: each gitlink of the
+commit is extracted at its pinned commit from its own cached bare clone
+(``repos/<host>/<path>/repo.git``, keyed by the URL in the commit's
+``.gitmodules``, relative URLs resolved against the superproject's URL). One
+that cannot be cloned or lacks its commit is left an empty folder with a
+warning, and tried again on the next checkout of that tree, as are the empty
+submodule folders of trees extracted before submodules were filled.
 """
 
 from __future__ import annotations
@@ -34,7 +42,8 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from pathlib import Path
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 import git
@@ -83,6 +92,22 @@ _NOT_FOUND = re.compile(
     re.I,
 )
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
+# Submodule URLs we clone: git's network transports, scp-like ``[user@]host:path``, file://
+# and absolute paths. Not ``ext::``/``fd::`` (they run commands), option-like hosts or paths
+# relative to our working directory, which a repository's .gitmodules must not choose.
+_SUBMODULE_URL = re.compile(
+    r"(?:(?:https?|ssh|git|git\+ssh|ssh\+git|file)://(?!-)|(?:\w[\w.+~-]*@)?\w[\w.-]*:(?!:|//)|/)\S*"
+)
+
+
+@dataclass(frozen=True)
+class _Source:
+    """What filling a tree's submodules needs to know about the repository it came from."""
+
+    url: str  # relative submodule URLs are resolved against it, as git does
+    repos: Path  # the cache's repos/ folder: each submodule gets its own cached clone there
+    held: frozenset[Path]  # cache entries locked by this call chain: locking one again deadlocks
+    prefix: str = ""  # where the tree being filled sits in the top tree, for messages
 
 
 def checkout(
@@ -121,7 +146,8 @@ def checkout(
         repo = _ensure_clone(url, key_dir / "repo.git")
         sha = _resolve_remote(repo, url, spec.rev, refresh)
         version = describe_version(repo, sha)
-        tree = _ensure_tree(repo, sha, key_dir / "trees" / sha, version)
+        source = _Source(url, repos, frozenset({key_dir}))
+        tree = _ensure_tree(repo, sha, key_dir / "trees" / sha, version, source)
     return Checkout(
         spec=spec,
         name=meta.full_name if meta else display_name(url),
@@ -225,30 +251,221 @@ def _rev_parse(repo: git.Repo, rev: str) -> str | None:
         return None
 
 
-def _ensure_tree(repo: git.Repo, sha: str, dest: Path, version: str | None) -> Path:
+def _ensure_tree(
+    repo: git.Repo, sha: str, dest: Path, version: str | None, source: _Source
+) -> Path:
     """Extract commit ``sha`` into ``dest`` once, without touching ``repo``'s own index or HEAD,
-    with the version files a VCS plugin would generate at that commit (see :mod:`versions`)."""
+    with its submodules and the version files a VCS plugin would generate at that commit
+    (see :mod:`versions`). Everything happens in a tmp folder renamed into place at the end,
+    so a half-made tree is never seen."""
     if dest.is_dir():
         if version is not None:  # a tree extracted before version files were written
             write_version_files(dest, version)
+        _fill_submodules(repo, sha, dest, source)  # extracted before submodules were filled
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tree-", dir=dest.parent))
-    index = tmp.with_name(tmp.name + ".index")
-    env = {**GIT_ENV, "GIT_INDEX_FILE": str(index)}
-    base = ["git", f"--git-dir={repo.git_dir}", f"--work-tree={tmp}", "-c", "core.autocrlf=false"]
     try:
-        repo.git.execute([*base, "read-tree", sha], env=env)
-        repo.git.execute([*base, "checkout-index", "--all", "--force"], env=env)
-    except git.GitCommandError as exc:
+        _extract(repo, sha, tmp, dest.parent)
+        _fill_submodules(repo, sha, tmp, source)
+    except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise CloneError(f"cannot extract commit {sha[:12]}: {_git_reason(exc)}") from None
-    finally:
-        index.unlink(missing_ok=True)
+        if isinstance(exc, git.GitCommandError):
+            raise CloneError(f"cannot extract commit {sha[:12]}: {_git_reason(exc)}") from None
+        raise
     if version is not None:
         write_version_files(tmp, version)
     tmp.rename(dest)
     return dest
+
+
+def _extract(repo: git.Repo, sha: str, work_tree: Path, scratch: Path) -> None:
+    """Write the files of ``sha`` into ``work_tree`` through a throw-away index in ``scratch``:
+    the repository's own index (a bare clone has none; a local one is the user's) stays as is."""
+    with tempfile.TemporaryDirectory(prefix=".index-", dir=scratch) as index_dir:
+        env = {**GIT_ENV, "GIT_INDEX_FILE": str(Path(index_dir) / "index")}
+        base = [
+            "git",
+            f"--git-dir={repo.git_dir}",
+            f"--work-tree={work_tree}",
+            "-c",
+            "core.autocrlf=false",
+        ]
+        repo.git.execute([*base, "read-tree", sha], env=env)
+        repo.git.execute([*base, "checkout-index", "--all", "--force"], env=env)
+
+
+def _fill_submodules(repo: git.Repo, sha: str, root: Path, source: _Source) -> None:
+    """Fill the empty gitlink folders of ``root`` (the files of ``sha``) with their submodules.
+
+    Cheap when there is nothing to do, as on every later checkout of a tree: no
+    ``.gitmodules`` file, or no submodule folder of it empty, means no git call
+    beyond reading ``.gitmodules``.
+    """
+    if not (root / ".gitmodules").is_file():
+        return
+    modules = _gitmodules(repo, sha)
+    if not any(_is_empty_dir(root, path) for path in modules):
+        return
+    for path, pin in _gitlinks(repo, sha).items():
+        if _is_empty_dir(root, path):
+            _fill_submodule(path, pin, modules.get(path), root, source)
+
+
+def _gitmodules(repo: git.Repo, sha: str) -> dict[str, dict[str, str]]:
+    """``{path: {"url": …, "update": …}}`` from the ``.gitmodules`` of commit ``sha``.
+
+    Read from the commit's blob, not the extracted file, so it is what git would read;
+    an unreadable or malformed file counts as naming no submodules.
+    """
+    try:
+        out = repo.git.config(
+            "-z",
+            "--blob",
+            f"{sha}:.gitmodules",
+            "--get-regexp",
+            r"^submodule\..*\.(path|url|update)$",
+        )
+    except git.GitCommandError:
+        return {}
+    by_name: dict[str, dict[str, str]] = {}
+    for entry in filter(None, out.split("\0")):
+        key, _, value = entry.partition("\n")
+        name, _, var = key.removeprefix("submodule.").rpartition(".")
+        by_name.setdefault(name, {})[var] = value
+    return {fields["path"].strip("/"): fields for fields in by_name.values() if fields.get("path")}
+
+
+def _gitlinks(repo: git.Repo, sha: str) -> dict[str, str]:
+    """``{path: pinned commit}`` of the submodules (mode 160000 entries) of commit ``sha``."""
+    found = {}
+    for entry in repo.git.ls_tree("-r", "-z", sha).split("\0"):
+        meta, _, path = entry.partition("\t")
+        mode, _, pin = meta.partition(" commit ")
+        if mode == "160000" and path:
+            found[path] = pin
+    return found
+
+
+def _is_empty_dir(root: Path, path: str) -> bool:
+    """Whether ``path`` is an empty folder inside ``root``: what git leaves for a submodule.
+
+    ``path`` comes from a repository's files, so anything leaving ``root`` is never true.
+    """
+    parts = PurePosixPath(path).parts
+    if not parts or PurePosixPath(path).is_absolute() or {"..", ".git"} & set(parts):
+        return False
+    folder = root.joinpath(*parts)
+    if (
+        folder.is_symlink()
+        or not folder.is_dir()
+        or not folder.resolve().is_relative_to(root.resolve())
+    ):
+        return False
+    return not any(folder.iterdir())
+
+
+def _fill_submodule(
+    path: str, pin: str, module: dict[str, str] | None, root: Path, source: _Source
+) -> None:
+    """Extract one submodule at its pinned commit into ``root/path``.
+
+    A submodule that cannot be had is no reason to fail a checkout (many are docs
+    themes): warn, leave its folder empty and go on. ``update = none`` submodules are
+    skipped, as ``git clone --recursive`` skips them.
+    """
+    if module is not None and module.get("update") == "none":
+        return
+    target = root.joinpath(*PurePosixPath(path).parts)
+    try:
+        url = _submodule_url((module or {}).get("url"), source.url)
+        _extract_submodule(url, pin, target, replace(source, prefix=f"{source.prefix}{path}/"))
+    except (CloneError, RepoNotFound) as exc:
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(exist_ok=True)
+        log.warning("submodule %s%s left empty: %s", source.prefix, path, exc)
+
+
+def _submodule_url(url: str | None, base: str) -> str:
+    """The URL git would clone a submodule from, refusing those a repository must not choose."""
+    if not url:
+        raise CloneError("no url for it in .gitmodules")
+    resolved = _relative_url(url, base) if url.startswith(("./", "../")) else url
+    if not _SUBMODULE_URL.fullmatch(resolved):
+        raise CloneError(f"refusing to clone from {resolved!r}")
+    if _is_local(resolved) and not _is_local(base):
+        # git's protocol.file.allow=user: a remote repository must not pull
+        # this machine's other repositories into a tree whose tests will run
+        raise CloneError(f"refusing a local submodule URL {resolved!r} of a remote repository")
+    return resolved
+
+
+def _is_local(url: str) -> bool:
+    return url.startswith(("/", "file:"))
+
+
+def _relative_url(url: str, base: str) -> str:
+    """``./x`` and ``../x`` against the superproject's URL, as git's ``relative_url`` does:
+    each ``../`` drops the last ``/`` segment, else the ``:path`` of an scp-like URL."""
+    base = base.removesuffix("/")
+    colon = False
+    while url.startswith(("./", "../")):
+        if url.startswith("./"):
+            url = url[2:]
+            continue
+        url = url[3:]
+        cut = base.rfind("/")
+        if cut < 0:
+            cut = base.rfind(":")
+            colon = colon or cut >= 0
+        if cut < 0:
+            raise CloneError(f"cannot resolve a relative url against {base!r}")
+        base = base[:cut]
+    return f"{base}{':' if colon else '/'}{url}"
+
+
+def _extract_submodule(url: str, pin: str, target: Path, source: _Source) -> None:
+    """Extract commit ``pin`` of ``url`` into ``target`` from its own cached clone, then its
+    own submodules. Its cache entry is locked like any checkout's (the caller holds ours)."""
+    key_dir = source.repos / cache_key(url)
+    if key_dir in source.held:
+        raise CloneError(f"{url} is a submodule of itself")
+    with _locked(key_dir):
+        repo = _ensure_clone(url, key_dir / "repo.git")
+        _fetch_commit(repo, url, pin)
+        try:
+            _extract(repo, pin, target, key_dir)
+            _fill_submodules(
+                repo, pin, target, replace(source, url=url, held=source.held | {key_dir})
+            )
+        except git.GitCommandError as exc:
+            raise CloneError(f"cannot extract commit {pin[:12]}: {_git_reason(exc)}") from None
+
+
+def _fetch_commit(repo: git.Repo, url: str, sha: str) -> None:
+    """Make sure commit ``sha`` is in the clone: ask for it by name (cheap, but servers may
+    refuse), else fetch every branch and tag."""
+    reason = "no branch or tag has it"
+    for refspecs in ((sha,), FETCH_REFSPECS):
+        if _rev_parse(repo, sha):
+            return
+        log.info("fetching %s to find %s", url, sha[:12])
+        try:
+            repo.git.fetch(url, *refspecs, env=GIT_ENV)
+        except git.GitCommandError as exc:
+            reason = _git_reason(exc)
+    if _rev_parse(repo, sha) is None:
+        raise CloneError(f"commit {sha[:12]} not found in {url}: {reason}")
+
+
+def _origin_url(repo: git.Repo, folder: Path) -> str:
+    """What a local repository's relative submodule URLs are relative to: its ``origin``
+    remote, as ``git submodule update`` in it would use, else the folder itself."""
+    with suppress(git.GitCommandError):
+        url: str = repo.git.config("--get", "remote.origin.url")
+        if url:
+            return url
+    return str(folder)
 
 
 def _git_reason(exc: git.GitCommandError) -> str:
@@ -275,8 +492,9 @@ def _checkout_local(spec: RepoSpec, repos: Path) -> Checkout:
         if sha is None:
             raise RevisionError(f"revision {spec.rev or 'HEAD'!r} not found in {folder}")
         version = describe_version(repo, sha)
+        source = _Source(_origin_url(repo, folder), repos, frozenset({key_dir}))
         with _locked(key_dir):
-            tree = _ensure_tree(repo, sha, key_dir / "trees" / sha, version)
+            tree = _ensure_tree(repo, sha, key_dir / "trees" / sha, version, source)
         return Checkout(
             spec=spec, name=folder.name, url=str(folder), commit=sha, path=tree, version=version
         )

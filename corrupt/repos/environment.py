@@ -52,6 +52,7 @@ from corrupt.repos.limits import confined
 from corrupt.repos.models import Checkout, Environment, Limits
 from corrupt.repos.projectfiles import read_toml, strings, table
 from corrupt.repos.requirements import requirement_items
+from corrupt.repos.runner import PYTEST_NO_TESTS, import_root, suite_args
 from corrupt.repos.scratch import remove_tree, scratch_dir
 from corrupt.repos.testplan import plan_tests
 
@@ -93,13 +94,21 @@ _URL_WITH_CREDENTIALS = re.compile(
     r"://[^/\s]*@|[?&](token|key|password|secret|auth)[^=&]*=", re.IGNORECASE
 )
 INSTALL_TIMEOUT = 1800.0
+COLLECT_TIMEOUT = 300.0
+# What a newer pytest says when it collects a suite written against APIs it has
+# removed (hooks taking py.path ``path``, generators to parametrize, ...).
+REMOVED_PYTEST_API = re.compile(
+    r"PytestRemovedIn\d+Warning|declared in the hookimpl but can not be found in the hookspec"
+    r"|docs\.pytest\.org/en/\w+/deprecations\.html"
+)
+OLDER_PYTESTS = ("pytest<9", "pytest<8", "pytest<7")
 # Compilers need room; the limits are there to stop a runaway, not a build.
 INSTALL_LIMITS = Limits(timeout=INSTALL_TIMEOUT, memory_mb=8192, max_processes=4096, disk_mb=8192)
 # Part of every environment key: bump it when what an install puts in a venv
 # changes (v2: uv.lock pins first; v3: built in a box on the base interpreter,
 # from a uv cache of its own; v4: what CI installs, item by item when all at
 # once fails), so no cache keeps an outdated one.
-RECIPE_VERSION = "4"
+RECIPE_VERSION = "5"
 MARKER_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 
 
@@ -343,7 +352,16 @@ class _Installer:
         )
         return functools.partial(started, self.bwrap, box, argv, self.source)
 
-    def step(self, name: str, argv: list[str]) -> None:
+    def step(
+        self,
+        name: str,
+        argv: list[str],
+        *,
+        check: bool = True,
+        env: dict[str, str] | None = None,
+        timeout: float = INSTALL_TIMEOUT,
+    ) -> int:
+        """Run one step, its output going to the log; with ``check``, a failure raises."""
         with self.log.open("a", encoding="utf-8") as fh:
             fh.write(f"\n=== {name}: {' '.join(argv)}\n")
             fh.flush()
@@ -351,14 +369,19 @@ class _Installer:
                 with (
                     confined(INSTALL_LIMITS) as preexec,
                     self._launch(argv)(
-                        env=self.env, stdout=fh, stderr=subprocess.STDOUT, preexec_fn=preexec
+                        env={**self.env, **(env or {})},
+                        stdout=fh,
+                        stderr=subprocess.STDOUT,
+                        preexec_fn=preexec,
                     ) as proc,
                 ):
                     try:
-                        returncode = proc.wait(timeout=INSTALL_TIMEOUT)
+                        returncode = proc.wait(timeout=timeout)
                     except subprocess.TimeoutExpired:
                         proc.kill()
                         proc.wait()
+                        if not check:
+                            return proc.returncode
                         raise InstallError(
                             f"install step '{name}' timed out; log: {self.log}"
                         ) from None
@@ -366,8 +389,17 @@ class _Installer:
                 raise InstallError(
                     f"install step '{name}' could not start ({exc}); log: {self.log}"
                 ) from None
-        if returncode != 0:
+        if check and returncode != 0:
             raise InstallError(f"install step '{name}' failed (exit {returncode}); log: {self.log}")
+        return returncode
+
+    def probe(self, name: str, argv: list[str], env: dict[str, str]) -> tuple[int, str]:
+        """Run a step that may fail; its exit status and what it printed."""
+        start = self.log.stat().st_size
+        returncode = self.step(name, argv, check=False, env=env, timeout=COLLECT_TIMEOUT)
+        with self.log.open("rb") as fh:
+            fh.seek(start)
+            return returncode, fh.read().decode("utf-8", "replace")
 
     def create_venv(self) -> None:
         if self.uv:
@@ -468,8 +500,10 @@ def _build(
         missing = [p for p in ALWAYS if p in dropped]
         if missing:
             raise InstallError(f"{', '.join(missing)} did not install; log: {log}")
+        pytest_pin = _fit_pytest(installer, source, progress)
         recipe = {
             "version": checkout.version,
+            "pytest": pytest_pin,
             "sources": found.sources,
             "extras": found.extras,
             "dropped": [d.replace(str(source) + "/", "") for d in dropped],
@@ -507,6 +541,33 @@ def _install_project(
             installer, "requirements.txt", [["-r", str(root / "requirements.txt")]]
         )
     return []
+
+
+def _fit_pytest(
+    installer: _Installer, root: Path, progress: Callable[[str], None] | None
+) -> str | None:
+    """Step pytest back a major version at a time while collecting the suite fails on
+    APIs the installed one removed; returns the pin kept (None: the newest pytest).
+
+    Projects pin no pytest and CI installs the newest, but a suite at an older
+    commit was green with the pytest of its day.
+    """
+    collect = [str(installer.python), "-m", "pytest", *suite_args(root)]
+    collect += ["--collect-only", "-q", "-p", "no:cacheprovider"]
+    env = {"PYTHONPATH": import_root(root)}
+    pin = None
+    for older in (None, *OLDER_PYTESTS):
+        if older is not None:
+            _say(progress, f"collection needs an older pytest: installing {older}")
+            try:
+                installer.install(f"older pytest ({older})", [older])
+            except InstallError:
+                return pin
+            pin = older
+        returncode, output = installer.probe("collect the tests", collect, env)
+        if returncode in (0, PYTEST_NO_TESTS) or not REMOVED_PYTEST_API.search(output):
+            return pin
+    return pin
 
 
 def _declared(root: Path, extras: list[str]) -> list[list[str]]:

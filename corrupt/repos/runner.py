@@ -47,6 +47,9 @@ def base_argv(module: str) -> list[str]:
     ]  # fmt: skip
 
 
+PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
+
+
 def import_root(tree: Path) -> str:
     """``src`` for a src layout (a ``src`` folder holding Python code), else ``.``."""
     src = tree / "src"

@@ -233,7 +233,7 @@ def _expand(root: Path, commands: list[list[str]], depth: int) -> list[list[str]
         if depth < MAX_INCLUDE_DEPTH and words:
             head = words[0]
             if head == "tox" or words[:3] == ["python", "-m", "tox"]:
-                inner = _tox_commands(root)
+                inner = _tox_commands(root, _tox_env_names(words))
             elif head == "nox" or words[:3] == ["python", "-m", "nox"]:
                 inner = _nox_commands(root)
             elif head == "make":
@@ -555,16 +555,75 @@ def _pip_install_args(words: list[str]) -> list[str] | None:
 # -- tox, nox, hatch, make -----------------------------------------------------
 
 
-def _tox_commands(root: Path) -> list[list[str]]:
-    """``commands`` of the test environment: ``[testenv]``, else the first env that runs pytest."""
+def _tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]:
+    """``commands`` of the test environment: of the environments ``names`` when CI names
+    them (``tox -e py311-tests``), else ``[testenv]`` or the first env that runs pytest."""
     sections = _tox_sections(root)
-    ordered = sorted(sections, key=lambda name: (name != "testenv", "test" not in name))
-    for name in ordered:
-        commands = [c for c in (_tox_words(line) for line in sections[name]) if c]
+    if names is None:
+        ordered = sorted(sections, key=lambda name: (name != "testenv", "test" not in name))
+        candidates = [(section, section.partition(":")[2]) for section in ordered]
+    else:
+        candidates = [
+            (f"testenv:{n}" if f"testenv:{n}" in sections else "testenv", n) for n in names
+        ]
+    for section, env in candidates:
+        commands = [c for c in (_tox_words(line, env) for line in sections.get(section, [])) if c]
         if any(_pytest_args(_unwrap(c)) is not None or _unittest_args(_unwrap(c)) is not None
                for c in commands if _unwrap(c)):  # fmt: skip
             return commands
     return []
+
+
+def _tox_env_names(words: list[str]) -> list[str] | None:
+    """The environments ``tox [run] -e a,b`` names; None when it names none (tox's default)."""
+    for i, word in enumerate(words):
+        if word in ("-e", "--env") and i + 1 < len(words):
+            value = words[i + 1]
+        elif word.startswith("--env="):
+            value = word.removeprefix("--env=")
+        elif word.startswith("-e") and len(word) > 2 and not word.startswith("--"):
+            value = word[2:].lstrip("=")
+        else:
+            continue
+        return [name for name in value.split(",") if name]
+    return None
+
+
+INTERPRETER_FACTOR = re.compile(r"(py|pypy|cpython)?[\d.]*")
+
+
+def _factors_hold(condition: str, env: str) -> bool:
+    """Whether tox's factor condition (``py3,pypy``, ``py311-tests``, ``!mypy``,
+    ``py{38,39}``) selects environment ``env``. A factor CI fills in at run time
+    (``$PYTHON-tests``) or plain ``py`` is the interpreter at hand, so it matches any
+    interpreter factor."""
+    factors = set(env.split("-"))
+    wildcard = any("$" in factor or factor in ("py", "python") for factor in factors)
+    for group in _brace_expand(condition).split(","):
+        wanted = [f for f in group.split("-") if f]
+        if wanted and all(
+            (f[1:] not in factors)
+            if f.startswith("!")
+            else (f in factors or (wildcard and INTERPRETER_FACTOR.fullmatch(f) is not None))
+            for f in wanted
+        ):
+            return True
+    return False
+
+
+def _brace_expand(text: str) -> str:
+    """``py{38,39}-x`` -> ``py38-x,py39-x``: tox's generative names, as one condition."""
+    match = re.search(r"\{([^{}]*)\}", text)
+    if match is None:
+        return text
+    head = text[: match.start()]
+    start = head.rfind(",") + 1
+    end = text.find(",", match.end())
+    end = len(text) if end == -1 else end
+    word = text[start:end]
+    inner = word.replace(match.group(0), "{}", 1)
+    expanded = ",".join(inner.format(option) for option in match.group(1).split(","))
+    return _brace_expand(text[:start] + expanded + text[end:])
 
 
 def _tox_sections(root: Path) -> dict[str, list[str]]:
@@ -608,9 +667,14 @@ def _toml_argv(command: list[Any]) -> list[str]:
     return out
 
 
-def _tox_words(line: str) -> list[str]:
-    """One tox command line with ``{posargs:default}`` replaced by its default."""
-    line = re.sub(r"^[\w.,{}!-]+:\s+", "", line.strip())  # a factor condition ("py3: ")
+def _tox_words(line: str, env: str = "") -> list[str]:
+    """One tox command line with ``{posargs:default}`` replaced by its default; nothing
+    when its factor condition (``py3: ...``) does not select ``env`` (any env: "")."""
+    condition = re.match(r"^([\w.,{}!-]+):\s+", line.strip())
+    if condition is not None:
+        if env and not _factors_hold(condition.group(1), env):
+            return []
+        line = line.strip()[condition.end() :]
     line = line.lstrip("-").strip()
     if not line or line.startswith("#"):
         return []

@@ -9,6 +9,8 @@ version setuptools-scm's default scheme gives (``1.2.3`` on a tag,
 ``1.2.4.dev5+g1a2b3c4`` five commits after it). The installer passes it as the
 pretend version, and :func:`write_version_files` writes the files the project
 configures, from our own template, so no repository code runs to make them.
+setuptools-git-versioning has no pretend-version variable but, like
+setuptools-scm, trusts an sdist's ``PKG-INFO``: a tree gets a minimal one.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ version_tuple: VERSION_TUPLE
 __version__ = version = {version!r}
 __version_tuple__ = version_tuple = {version_tuple!r}
 """
+PKG_INFO_TEMPLATE = "Metadata-Version: 2.1\nName: {name}\nVersion: {{version}}\n"
 _SETUP_PY_KEYS = re.compile(r"""["']?(?:write_to|version_file)["']?\s*[=:]\s*["']([^"']+)["']""")
 
 
@@ -92,13 +95,22 @@ def version_files(root: Path) -> list[tuple[str, str | None]]:
     if isinstance(hook.get("version-file"), str):
         template = hook.get("template")
         found.append((hook["version-file"], template if isinstance(template, str) else None))
-    try:
-        setup_py = (root / "setup.py").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        setup_py = ""
+    setup_py = _text(root / "setup.py")
     if "use_scm_version" in setup_py:
         found += [(path, None) for path in _SETUP_PY_KEYS.findall(setup_py)]
+    if "setuptools-git-versioning" in tool or "setuptools_git_versioning" in setup_py + _text(
+        root / "setup.cfg"
+    ):
+        name = table(read_toml(root / "pyproject.toml"), "project").get("name")
+        found.append(("PKG-INFO", PKG_INFO_TEMPLATE.format(name=name or root.name)))
     return list(dict.fromkeys(found))
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def write_version_files(root: Path, version: str) -> list[str]:

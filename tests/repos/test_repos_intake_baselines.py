@@ -3,7 +3,8 @@
 Each is a real git repository run through the real checkout, a real venv built
 with uv from the package index in the box, and real pytest runs: the CI
 workflow's test paths, plugins named only by addopts, a unittest suite,
-setuptools-scm versions with a generated version file, and requirement files
+setuptools-scm versions with a generated version file, setuptools-git-versioning
+(read from PKG-INFO), a suite that needs an older pytest, and requirement files
 holding a pin that does not resolve and a git URL that cannot be fetched.
 """
 
@@ -130,6 +131,57 @@ def test_setuptools_scm_version_and_its_generated_file(sandbox, tmp_path_factory
     assert pinned.version == f"1.4.1.dev1+g{sha[:7]}"
     assert (pinned.path / "src/gamma/_version.py").is_file()
     assert len(baseline.tests) == 2
+
+
+def test_setuptools_git_versioning_reads_the_version_from_pkg_info(
+    sandbox, tmp_path_factory, tmp_path
+):
+    repo = make_repo(
+        tmp_path / "zeta",
+        {
+            "pyproject.toml": (
+                '[build-system]\nrequires = ["setuptools>=64", "setuptools-git-versioning>=2"]\n'
+                'build-backend = "setuptools.build_meta"\n'
+                '[project]\nname = "zeta"\ndynamic = ["version"]\n'
+                "[tool.setuptools-git-versioning]\nenabled = true\n"
+            ),
+            "src/zeta/__init__.py": "",
+        },
+    )
+    repo.git.tag("2.0.0", env=AUTHOR)
+    commit(
+        repo,
+        {
+            "tests/test_version.py": (
+                "import importlib.metadata\n\n"
+                "def test_installed_from_the_pinned_commits_version():\n"
+                "    assert importlib.metadata.version('zeta').startswith('2.0.1.dev1')\n"
+            )
+        },
+        "tests",
+    )
+    # without git it would build 0.0.1; it trusts an sdist's PKG-INFO instead
+    pinned, baseline = baseline_of(tmp_path / "zeta", sandbox, tmp_path_factory)
+    assert "Version: 2.0.1.dev1+g" in (pinned.path / "PKG-INFO").read_text()
+    assert baseline.tests == [
+        "tests/test_version.py::test_installed_from_the_pinned_commits_version"
+    ]
+
+
+def test_a_suite_written_for_an_older_pytest_gets_one(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "eta",
+        {
+            # a hook argument pytest 9 removed: collection fails on the newest pytest
+            "conftest.py": (
+                "import pytest\n\ndef pytest_collect_file(path, parent):\n    return None\n"
+            ),
+            "tests/test_eta.py": "def test_one():\n    assert 1 + 1 == 2\n",
+        },
+    )
+    pinned, baseline = baseline_of(tmp_path / "eta", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_eta.py::test_one"]
+    assert recipe_for(pinned, cache_dir=session_cache(tmp_path_factory))["pytest"] == "pytest<9"
 
 
 def test_a_pin_that_does_not_resolve_and_a_git_url_are_dropped_not_fatal(

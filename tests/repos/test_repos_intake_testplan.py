@@ -88,6 +88,34 @@ def test_ci_that_runs_tox_reads_tox_testenv_with_posargs_default_and_factors(tmp
     assert plan.command_source is not None and plan.command_source.startswith(".github")
 
 
+def test_tox_e_runs_the_named_environment_and_its_factor_lines_only(tmp_path):
+    tox_ini = (
+        "[testenv]\nextras = tests\ncommands =\n"
+        "    tests: pytest {posargs:-m 'not slow' tests}\n"
+        "    lint: ruff check .\n"
+        "[testenv:mypy]\ncommands = mypy src\n"
+    )
+    jobs = (
+        "jobs:\n"
+        "  types:\n    steps:\n      - run: pip install tox mypy-extensions\n"
+        "      - run: tox -e mypy\n"
+        "  tests:\n    steps:\n      - run: pip install -e '.[tests]' pytest-mock\n"
+        "      - run: pytest tests -m 'not network'\n"
+    )
+    files = {**SUITE, "tox.ini": tox_ini, ".github/workflows/ci.yml": jobs}
+    plan = plan_tests(tree(tmp_path / "a", files))
+    # `tox -e mypy` type-checks: the tests job is the suite, with that job's installs
+    assert plan.options == ["-m", "not network"] and plan.extras == ["tests"]
+    assert plan.packages == ["pytest-mock"]
+    # `$PYTHON-tests` (a matrix value) selects the `tests:` line, not `lint:`
+    jobs = "jobs:\n  t:\n    steps:\n      - run: tox run -e ${{ matrix.py }}-tests\n"
+    plan = plan_tests(tree(tmp_path / "b", {**files, ".github/workflows/ci.yml": jobs}))
+    assert (plan.options, plan.paths) == (["-m", "not slow"], ["tests"])
+    jobs = "jobs:\n  t:\n    steps:\n      - run: tox -e py3{11,12}-lint\n"
+    plan = plan_tests(tree(tmp_path / "c", {**files, ".github/workflows/ci.yml": jobs}))
+    assert plan.command_source == "tox: pytest -m 'not slow' tests"  # tox's own, not CI's lint
+
+
 def test_tox_alone_and_a_pytest_config_testpaths_are_both_respected(tmp_path):
     root = tree(tmp_path, {**SUITE, "tox.ini": "[testenv]\ncommands = pytest {posargs:tests}\n"})
     assert plan_tests(root).paths == ["tests"]
