@@ -108,7 +108,11 @@ def run_one(name: str, commit: str, args: argparse.Namespace) -> dict[str, objec
         "cause": cause,
         "seconds": round(time.monotonic() - started, 1),
         "suite_seconds": float(suite.group(1)) if suite else None,
-        "error": lines[-1] if lines else (err.strip().splitlines() or [""])[-1],
+        "error": ""
+        if code == 0
+        else lines[-1]
+        if lines
+        else (err.strip().splitlines() or [""])[-1],
         "summary": out.strip(),
     }
 
@@ -159,9 +163,8 @@ def main() -> None:
     print(f"{'repository':<40} {'result':<24} {'seconds':>8} {'suite s':>8}  cause")
     for row in rows:
         suite_s = "" if row.get("suite_seconds") is None else f"{row['suite_seconds']:.1f}"
-        print(
-            f"{row['repo']:<40} {row['cause']:<24} {row['seconds']:>8} {suite_s:>8}  {row['error']}"
-        )
+        cause = "" if row["exit"] == 0 else row["error"]
+        print(f"{row['repo']:<40} {row['cause']:<24} {row['seconds']:>8} {suite_s:>8}  {cause}")
     green = [row for row in rows if str(row["cause"]).startswith("green")]
     fast = [row for row in green if (row.get("suite_seconds") or 0) <= SELECTION_LIMIT]
     print(f"\ngreen: {len(green)} of {len(rows)} ({100 * len(green) / max(len(rows), 1):.0f}%)")

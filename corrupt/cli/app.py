@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, ParamSpec, TypeVar
@@ -253,10 +254,20 @@ def baseline(
     console.print(f"time: {result.seconds:.2f} s per run")
     if result.flaky:
         console.print("flaky: " + ", ".join(result.flaky), highlight=False)
+    well_covered = sum(1 for t in covering.values() if len(t) >= 5)
     console.print(
         f"functions: {len(covering)}; covered by >=1 test: {sum(1 for t in covering.values() if t)}; "
-        f"by >=5 tests: {sum(1 for t in covering.values() if len(t) >= 5)}"
+        f"by >=5 tests: {well_covered}"
     )
+    most = max(map(len, covering.values()), default=0)
+    if well_covered == 0 and most > 0:
+        # e.g. a data-driven suite: one test looping over many cases
+        err_console.print(
+            "note: no function is covered by the 5 tests --min-covering and --min-failing "
+            f"ask for by default; the best-covered is covered by {most}. Lower both: "
+            f"corrupt build {escape(shlex.quote(repo))} --min-covering {most} --min-failing {most}",
+            highlight=False,
+        )
 
 
 @app.command()

@@ -20,12 +20,13 @@ from pathlib import Path
 
 from corrupt.cache import cache_root
 from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
+from corrupt.repos.coverage import pack_line_coverage, unpack_line_coverage
 from corrupt.repos.models import FAILING_OUTCOMES, Baseline, Checkout, Environment, TestReport
 from corrupt.repos.runner import PYTEST_NO_TESTS, run_tests, test_command
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.workspace import Workspace
 
-CACHE_VERSION = 2  # 2: runs in a bubblewrap box
+CACHE_VERSION = 3  # 2: runs in a bubblewrap box; 3: packed line coverage
 # coverage.py slows CPU-bound suites down 5x and more (more-itertools: 17 s -> 200 s)
 COVERAGE_SLOWDOWN = 10.0
 
@@ -202,18 +203,14 @@ def _load(path: Path, checkout: Checkout) -> Baseline | None:
     if raw.get("version") != CACHE_VERSION or raw["baseline"].get("commit") != checkout.commit:
         return None
     data = raw["baseline"]
-    data["line_coverage"] = {
-        file: {int(line): ids for line, ids in by_line.items()}
-        for file, by_line in data["line_coverage"].items()
-    }
+    data["line_coverage"] = unpack_line_coverage(data["line_coverage"])
     return Baseline(**data)
 
 
 def _store(path: Path, baseline: Baseline) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(
-        json.dumps({"version": CACHE_VERSION, "baseline": dataclasses.asdict(baseline)}),
-        encoding="utf-8",
-    )
+    data = dataclasses.asdict(baseline)
+    data["line_coverage"] = pack_line_coverage(baseline.line_coverage)
+    tmp.write_text(json.dumps({"version": CACHE_VERSION, "baseline": data}), encoding="utf-8")
     os.replace(tmp, path)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
+from typing import Any
 
 from corrupt.repos.models import Baseline
 
+LineCoverage = dict[str, dict[int, list[str]]]  # file -> line -> nodeids that ran it
 Span = tuple[str, str, int, int]  # qualname, file, first body line, end line (inclusive)
 
 
@@ -29,3 +31,30 @@ def coverage_map(baseline: Baseline, spans: Iterable[Span]) -> dict[str, list[st
             covering.update(baseline.line_coverage[file][line])
         result[qualname] = sorted(covering)
     return result
+
+
+def pack_line_coverage(coverage: LineCoverage) -> dict[str, Any]:
+    """The JSON form of line coverage: each nodeid once, lines holding indices into them.
+    A 60,000-test suite would otherwise repeat its nodeids millions of times (500 MB)."""
+    index: dict[str, int] = {}
+    lines = {
+        file: {
+            str(line): [index.setdefault(nodeid, len(index)) for nodeid in nodeids]
+            for line, nodeids in by_line.items()
+        }
+        for file, by_line in coverage.items()
+    }
+    return {"tests": list(index), "lines": lines}
+
+
+def unpack_line_coverage(raw: Any) -> LineCoverage:
+    """Line coverage from :func:`pack_line_coverage`'s form (the plugin writes it too);
+    anything else, e.g. a file the code under test overwrote, reads as no coverage."""
+    try:
+        tests: list[str] = raw["tests"]
+        return {
+            file: {int(line): [tests[i] for i in ids] for line, ids in by_line.items()}
+            for file, by_line in raw["lines"].items()
+        }
+    except (TypeError, KeyError, IndexError, ValueError, AttributeError):
+        return {}

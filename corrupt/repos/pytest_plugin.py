@@ -17,8 +17,9 @@ It writes JSON lines to ``--corrupt-report``:
 - ``{"kind": "collected", "count": N}`` and a final ``{"kind": "session"}``.
 
 With ``--corrupt-coverage`` it runs coverage.py with the pytest nodeid as the
-dynamic context of each test and writes ``{file: {line: [nodeids]}}``. Under
-pytest-xdist every worker measures its own tests and the controller merges.
+dynamic context of each test and writes ``{"tests": [nodeids], "lines": {file:
+{line: [indices into tests]}}}``. Under pytest-xdist every worker measures its
+own tests and the controller merges.
 """
 
 from __future__ import annotations
@@ -233,22 +234,34 @@ def pytest_unconfigure(config):
     cov, target = started
     cov.stop()
     data = cov.get_data()
-    lines = {}
+    # Each test's nodeid once, lines holding indices into that list: a suite of
+    # 60,000 tests repeats long nodeids millions of times otherwise (500 MB).
+    tests, lines = [], {}
+    index = {}
     for measured in data.measured_files():
-        by_line = data.contexts_by_lineno(measured)
-        for line, contexts in by_line.items():
-            nodeids = [c for c in contexts if c]
-            if nodeids:
-                lines.setdefault(_relative(measured), {}).setdefault(str(line), []).extend(nodeids)
+        for line, contexts in data.contexts_by_lineno(measured).items():
+            ids = [_index_of(index, tests, c) for c in contexts if c]
+            if ids:
+                lines.setdefault(_relative(measured), {}).setdefault(str(line), []).extend(ids)
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker:  # the controller merges what its workers measured, after they finished
         target = f"{target}.{worker}"
     else:
         for part in glob.glob(glob.escape(target) + ".*"):
             with open(part, encoding="utf-8") as fh:
-                for file, by_line in json.load(fh).items():
-                    for line, nodeids in by_line.items():
-                        lines.setdefault(file, {}).setdefault(line, []).extend(nodeids)
+                their = json.load(fh)
+            for file, by_line in their["lines"].items():
+                for line, ids in by_line.items():
+                    ours = [_index_of(index, tests, their["tests"][i]) for i in ids]
+                    lines.setdefault(file, {}).setdefault(line, []).extend(ours)
             os.remove(part)
     with open(target, "w", encoding="utf-8") as fh:
-        json.dump(lines, fh)
+        json.dump({"tests": tests, "lines": lines}, fh)
+
+
+def _index_of(index, tests, nodeid):
+    found = index.get(nodeid)
+    if found is None:
+        found = index[nodeid] = len(tests)
+        tests.append(nodeid)
+    return found

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from corrupt.repos.coverage import LineCoverage, unpack_line_coverage
 from corrupt.repos.models import IO_DIR, Command, Environment, Frame, Limits, TestReport, TestResult
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.testplan import plan_tests, reporting_free_addopts
@@ -248,11 +249,11 @@ def _mark_missing(report: TestReport, select: Sequence[str], reason: str | None 
         )
 
 
-def _read_coverage(data: bytes | None) -> dict[str, dict[int, list[str]]]:
+def _read_coverage(data: bytes | None) -> LineCoverage:
     if data is None:
         return {}
     try:
         raw = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError):
         return {}
-    return {file: {int(line): ids for line, ids in lines.items()} for file, lines in raw.items()}
+    return unpack_line_coverage(raw)

@@ -746,21 +746,42 @@ def _hatch_commands(root: Path, run: list[str] | None = None) -> list[list[str]]
         if env_name and name != env_name:
             continue
         for key in (script, "test", "tests", "cov"):
-            lines = strings(scripts.get(key))
+            lines = _hatch_script(scripts, key, 0)
             if lines:
                 for line in lines:
                     words = _tox_words(_replace_default(str(line), "args"))
                     commands.append(words)
-                deps = [
-                    *strings(table(env).get("dependencies")),
-                    *strings(table(env).get("extra-dependencies")),
-                ]
-                if deps:
-                    commands.append(["pip", "install", *map(str, deps)])
+                commands.append(_hatch_installs(env))
                 break
     if not commands and run is None and "hatch-test" in envs:
         commands.append(["pytest"])
     return [c for c in commands if c]
+
+
+def _hatch_script(scripts: dict[str, Any], key: str, depth: int) -> list[str]:
+    """A hatch script's command lines, with lines naming another script of the env
+    (``with-coverage = "test"``) replaced by that script's lines, as hatch does."""
+    lines: list[str] = []
+    for line in map(str, strings(scripts.get(key))):
+        name, _, rest = line.partition(" ")
+        if name in scripts and name != key and depth < MAX_INCLUDE_DEPTH:
+            lines += [
+                f"{inner} {rest}".strip() for inner in _hatch_script(scripts, name, depth + 1)
+            ]
+        else:
+            lines.append(line)
+    return lines
+
+
+def _hatch_installs(env: Any) -> list[str]:
+    """What a hatch env installs, as one pip line: its dependencies, and its
+    ``features`` (the project's extras) as ``.[a,b]``."""
+    deps = [
+        *strings(table(env).get("dependencies")),
+        *strings(table(env).get("extra-dependencies")),
+    ]
+    features = [str(f) for f in strings(table(env).get("features"))]
+    return ["pip", "install", *map(str, deps), *([f".[{','.join(features)}]"] if features else [])]
 
 
 def _make_commands(root: Path, target: str) -> list[list[str]]:

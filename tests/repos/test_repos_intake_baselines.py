@@ -237,3 +237,28 @@ def test_baseline_explain_prints_the_command_its_source_and_what_was_dropped(
     assert "requirements-test.txt" in out and "pytest configuration" in out
     assert f"dropped requirements: {MISSING_PIN}" in out
     assert "tests: 2 passing" in out
+
+
+def test_a_data_driven_suite_is_told_how_to_build(tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "theta",
+        {
+            "theta.py": "def slug(text):\n    return text.strip().lower().replace(' ', '-')\n",
+            # one test looping over many cases: no function has 5 covering tests
+            "tests/test_cases.py": (
+                "from theta import slug\n\nCASES = [('A b', 'a-b'), (' X ', 'x'), ('c', 'c')]\n\n"
+                "def test_all_cases():\n"
+                "    for text, expected in CASES:\n        assert slug(text) == expected\n"
+            ),
+        },
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "corrupt.cli", "baseline", str(tmp_path / "theta")],
+        env=dict(os.environ, XDG_CACHE_HOME=str(session_xdg(tmp_path_factory)), COLUMNS="300"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "tests: 1 passing" in proc.stdout
+    assert "--min-covering 1 --min-failing 1" in " ".join(proc.stderr.split())

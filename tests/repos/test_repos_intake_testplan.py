@@ -167,6 +167,22 @@ def test_nox_hatch_and_make_commands(tmp_path):
     assert plan_tests(make).paths == ["tests"]
 
 
+def test_a_hatch_script_naming_another_and_its_envs_features(tmp_path):
+    pyproject = (
+        '[project]\nname = "pkg"\n[project.optional-dependencies]\ni18n = ["babel"]\n'
+        '[tool.hatch.envs.test]\nfeatures = ["i18n"]\ndependencies = ["pytest-mock"]\n'
+        "[tool.hatch.envs.test.scripts]\n"
+        "test = 'python -m unittest discover -s pkg -p \"*tests.py\"'\n"
+        'with-coverage = "test"\n'
+    )
+    jobs = "jobs:\n  t:\n    steps:\n      - run: hatch run +py=3.12 test:with-coverage\n"
+    files = {"pkg/a_tests.py": "", "pyproject.toml": pyproject, ".github/workflows/ci.yml": jobs}
+    plan = plan_tests(tree(tmp_path, files))
+    # with-coverage runs the test script; the env's features are the project's extras
+    assert plan.runner == "unittest" and plan.paths == ["pkg"]
+    assert plan.extras == ["i18n"] and plan.packages == ["pytest-mock"]
+
+
 def test_a_unittest_suite_runs_through_pytest_with_unittests_file_pattern(tmp_path):
     root = tree(
         tmp_path,

@@ -55,7 +55,13 @@ def test_calc_baseline_is_green_cached_and_maps_functions(sandbox, tmp_path_fact
     assert cmap["calc.ops.unused"] == [] and cmap["calc.elsewhere"] == []
 
     [cached] = (tmp_path / "baselines").glob("*.json")
-    assert json.loads(cached.read_text())["baseline"]["tests"] == baseline.tests
+    stored = json.loads(cached.read_text())["baseline"]
+    assert stored["tests"] == baseline.tests
+    # each nodeid is stored once; lines hold indices (a 60,000-test suite stays small)
+    packed = stored["line_coverage"]
+    assert sorted(packed["tests"]) == sorted(covering)
+    assert all(isinstance(i, int) for by_line in packed["lines"].values()
+               for ids in by_line.values() for i in ids)  # fmt: skip
     started = time.monotonic()
     assert compute_baseline(checkout, sandbox, env, cache_dir=tmp_path) == baseline
     assert time.monotonic() - started < 0.5

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from repos_run_support import fixture_checkout, session_cache, tree_digest
 
 from corrupt.errors import InputError
+from corrupt.repos.coverage import pack_line_coverage, unpack_line_coverage
 from corrupt.repos.local import LocalSandbox
 from corrupt.repos.runner import run_tests
 from corrupt.repos.workspace import Workspace
@@ -171,3 +173,17 @@ def test_a_plugin_named_like_ours_in_the_tree_does_not_replace_ours(calc, ws):
     with ws.patched({"_corrupt_pytest_plugin.py": silent}):
         report = run_tests(sandbox, env, ws.path)
     assert report.collected == 10 and len(report.results) == 10 and report.forged is None
+
+
+def test_line_coverage_packs_each_nodeid_once_and_reads_back():
+    coverage = {
+        "src/a.py": {1: ["t.py::test_x", "t.py::test_y"], 4: ["t.py::test_y"]},
+        "src/b.py": {2: ["t.py::test_x"]},
+    }
+    packed = pack_line_coverage(coverage)
+    assert packed["tests"] == ["t.py::test_x", "t.py::test_y"]
+    assert packed["lines"]["src/a.py"] == {"1": [0, 1], "4": [1]}
+    assert unpack_line_coverage(json.loads(json.dumps(packed))) == coverage
+    # what code under test may leave in the coverage file reads as no coverage
+    for junk in ({"src/a.py": {"1": ["t.py::x"]}}, {"tests": [], "lines": {"a": {"1": [3]}}}, []):
+        assert unpack_line_coverage(junk) == {}
