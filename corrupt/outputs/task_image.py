@@ -29,8 +29,8 @@ from typing import Any
 from docker.errors import ImageNotFound
 
 from corrupt.repos.docker_sandbox import DockerSandbox
-from corrupt.repos.images import PYTHON, WORKDIR, add_tree
-from corrupt.repos.models import Checkout
+from corrupt.repos.images import PYTHON, add_tree
+from corrupt.repos.models import WORKDIR, Checkout
 from corrupt.repos.runner import import_root
 from corrupt.tasks.models import Task
 

@@ -6,7 +6,9 @@ daemon; Flatpak runs untrusted applications the same way. A box sees:
 
 - the system (``/usr`` and its ``/bin``, ``/lib`` links), a short list of
   ``/etc`` files and the Python a venv runs on, all read-only;
-- the host folders a caller names, read-only or writable, at their own paths;
+- the host folders a caller names, read-only or writable, at their own paths,
+  and a working directory at a path of the caller's choosing (test runs see
+  their working tree at ``/testbed``, whichever host folder holds it);
 - a private, size-limited ``/tmp`` (HOME is ``/tmp/home``) and ``/dev/shm``, a
   read-only minimal ``/dev``, its own ``/proc`` with ``/proc/sys`` read-only
   (as root, the box's uid is the host's root: sysctls check the uid, not
@@ -69,6 +71,8 @@ class Box:
 
     read_only: tuple[Path, ...] = ()
     writable: tuple[Path, ...] = ()
+    # a host folder seen writable at another path, which is the working directory
+    workdir: tuple[Path, str] | None = None
     network: str = "none"
     tmp_mb: int = 2048
     resolv_conf: Path | None = None
@@ -134,10 +138,13 @@ def box_argv(
         args += ["--ro-bind", str(folder), str(folder)]
     for folder in box.writable:
         args += ["--bind", str(folder), str(folder)]
+    if box.workdir is not None:
+        args += ["--bind", str(box.workdir[0]), box.workdir[1]]
     if info_fd is not None:
         args += ["--info-fd", str(info_fd)]
     # The root bwrap assembles is an unbounded tmpfs: nothing may write there.
-    args += ["--remount-ro", "/", "--chdir", str(cwd), "--", *argv]
+    chdir = box.workdir[1] if box.workdir is not None else str(cwd)
+    args += ["--remount-ro", "/", "--chdir", chdir, "--", *argv]
     return args
 
 

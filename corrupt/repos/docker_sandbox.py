@@ -35,7 +35,6 @@ from corrupt.repos.images import (
     DEFAULT_BASE_IMAGE,
     LABEL_RECIPE,
     PYTHON,
-    WORKDIR,
     PipSettings,
     build_context,
     dockerfile,
@@ -44,7 +43,7 @@ from corrupt.repos.images import (
     recipe_digest,
     tree_archive,
 )
-from corrupt.repos.models import Checkout, Command, CommandResult, Environment
+from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment
 from corrupt.repos.sandbox import MAX_COLLECT_BYTES, Sandbox, io_file_names, with_io_dir
 
 BASE_ENV = {

@@ -40,7 +40,7 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +107,8 @@ INSTALL_LIMITS = Limits(timeout=INSTALL_TIMEOUT, memory_mb=8192, max_processes=4
 # Part of every environment key: bump it when what an install puts in a venv
 # changes (v2: uv.lock pins first; v3: built in a box on the base interpreter,
 # from a uv cache of its own; v4: what CI installs, item by item when all at
-# once fails), so no cache keeps an outdated one.
+# once fails; v5: an older pytest when collection needs one), so no cache keeps
+# an outdated one. What intake finds to install is part of the key too.
 RECIPE_VERSION = "5"
 MARKER_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 
@@ -128,10 +129,12 @@ class TestRequirements:
 
 
 def environment_key(checkout: Checkout) -> str:
-    """Cache key: readable repository stem + hash of (url, commit, our Python version, recipe version)."""
+    """Cache key: readable repository stem + hash of (url, commit, our Python version, recipe
+    version, what intake finds to install): a corrupt that reads a project better builds anew."""
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", checkout.name).strip("-")[:40] or "repo"
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    key = f"{checkout.url}\0{checkout.commit}\0{python}\0{RECIPE_VERSION}"
+    found = json.dumps(asdict(discover_test_requirements(checkout.path)), default=str)
+    key = f"{checkout.url}\0{checkout.commit}\0{python}\0{RECIPE_VERSION}\0{found}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return f"{stem}-{digest}"
 

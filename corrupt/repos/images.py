@@ -30,10 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corrupt.repos.environment import ALWAYS, PACKAGING_FILES, discover_test_requirements
-from corrupt.repos.models import Checkout
+from corrupt.repos.models import WORKDIR, Checkout
 
 DEFAULT_BASE_IMAGE = "python:3.12-slim"
-WORKDIR = "/testbed"
 VENV = "/opt/venv"
 PYTHON = f"{VENV}/bin/python"
 BUILD_DIR = "/tmp/corrupt-build"

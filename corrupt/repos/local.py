@@ -38,7 +38,7 @@ from corrupt.repos.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
 from corrupt.repos.environment import create_environment
 from corrupt.repos.launch import network_mode, started, unboxed
 from corrupt.repos.limits import confined
-from corrupt.repos.models import Checkout, Command, CommandResult, Environment, Limits
+from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment, Limits
 from corrupt.repos.sandbox import Sandbox, io_file_names, read_outputs, with_io_dir, write_inputs
 from corrupt.repos.scratch import remove_tree, scratch_dir
 
@@ -87,7 +87,8 @@ class LocalSandbox(Sandbox):
                 network = network_mode(child_env) if limits.network else "none"
                 box = Box(
                     read_only=(Path(env.location), *interpreter_roots()),
-                    writable=(tree, io),
+                    writable=(io,),
+                    workdir=(tree, WORKDIR),
                     network=network,
                     tmp_mb=limits.disk_mb,
                 )

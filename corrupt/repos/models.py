@@ -87,6 +87,10 @@ class Limits:
 # it. It lives outside the working tree, so nothing the repository commits (a
 # symlink, a FIFO) can redirect what the host writes or reads.
 IO_DIR = "@CORRUPT_IO@"
+# Where a run sees the working tree: in the docker sandbox and in the local box
+# alike, as SWE-bench's harness does. A test id built from an absolute path
+# (``test_parse[/testbed/tests/data/a.txt]``) is then the same in every run.
+WORKDIR = "/testbed"
 
 
 @dataclass

@@ -124,8 +124,10 @@ INSTALL_SKIP = re.compile(
 )
 WORKFLOW_GLOBS = ("*.yml", "*.yaml")
 # Workflow files whose names say they test, tried first; release and docs workflows last.
-PREFERRED_WORKFLOWS = re.compile(r"test|ci|main|python|check|build", re.I)
-AVOIDED_WORKFLOWS = re.compile(r"release|publish|deploy|docs|lint|pre-commit|bench|codeql", re.I)
+PREFERRED_WORKFLOWS = re.compile(r"test|ci|main|python|check|build|tox|nox|unit", re.I)
+AVOIDED_WORKFLOWS = re.compile(
+    r"release|publish|deploy|docs|lint|pre-commit|bench|codeql|docker", re.I
+)
 MAX_INCLUDE_DEPTH = 4
 UV_RUN_OPTIONS_WITH_VALUE = frozenset(
     {"--with", "--extra", "--group", "--only-group", "--python", "-p", "--package",

@@ -24,7 +24,9 @@ from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.checkout import checkout
 from corrupt.repos.environment import recipe_for
 from corrupt.repos.local import LocalSandbox
+from corrupt.repos.runner import run_tests
 from corrupt.repos.specs import parse_spec
+from corrupt.repos.workspace import Workspace
 
 SETUPTOOLS = (
     '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
@@ -262,3 +264,30 @@ def test_a_data_driven_suite_is_told_how_to_build(tmp_path_factory, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "tests: 1 passing" in proc.stdout
     assert "--min-covering 1 --min-failing 1" in " ".join(proc.stderr.split())
+
+
+def test_ids_built_from_absolute_paths_are_the_same_in_every_working_copy(
+    sandbox, tmp_path_factory, tmp_path
+):
+    make_repo(
+        tmp_path / "iota",
+        {
+            "tests/data/a.txt": "a\n",
+            "tests/data/b.txt": "b\n",
+            # ids from absolute paths, as glob over a data folder gives them
+            "tests/test_data.py": (
+                "import glob, os, pytest\n\n"
+                "HERE = os.path.dirname(os.path.abspath(__file__))\n"
+                "FILES = sorted(glob.glob(os.path.join(HERE, 'data', '*.txt')))\n\n"
+                "@pytest.mark.parametrize('path', FILES)\n"
+                "def test_one_line(path):\n"
+                "    assert open(path).read().count('\\n') == 1\n"
+            ),
+        },
+    )
+    pinned, baseline = baseline_of(tmp_path / "iota", sandbox, tmp_path_factory)
+    ids = [f"tests/test_data.py::test_one_line[/testbed/tests/data/{n}.txt]" for n in "ab"]
+    assert baseline.tests == ids
+    env = sandbox.prepare(pinned)
+    with Workspace(pinned) as ws:  # another copy, at another host path
+        assert sorted(run_tests(sandbox, env, ws.path, select=ids).passing()) == ids

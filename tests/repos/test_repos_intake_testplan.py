@@ -167,6 +167,21 @@ def test_nox_hatch_and_make_commands(tmp_path):
     assert plan_tests(make).paths == ["tests"]
 
 
+def test_a_docker_integration_workflow_is_not_the_suite_when_a_tox_one_runs_it(tmp_path):
+    docker = "jobs:\n  d:\n    steps:\n      - run: pytest tests/docker/app/ -v\n"
+    tox = "jobs:\n  t:\n    steps:\n      - run: tox -e py\n"
+    files = {
+        **SUITE,
+        "tests/docker/app/test_app.py": "",
+        ".github/workflows/docker-integration.yml": docker,
+        ".github/workflows/tox.yml": tox,
+        "tox.ini": "[testenv]\ncommands = pytest --cov=pkg {posargs}\n",
+    }
+    plan = plan_tests(tree(tmp_path, files))
+    assert plan.command_source == ".github/workflows/tox.yml: pytest --cov=pkg"
+    assert plan.paths == []
+
+
 def test_a_hatch_script_naming_another_and_its_envs_features(tmp_path):
     pyproject = (
         '[project]\nname = "pkg"\n[project.optional-dependencies]\ni18n = ["babel"]\n'
