@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import functools
 
 import pytest
+from tasks_factory import write_repo
 
 from corrupt.repos import runner
 from corrupt.repos.environment import discover_test_requirements
@@ -12,12 +13,7 @@ from corrupt.repos.requirements import requirement_items
 from corrupt.repos.testplan import plan_tests, reporting_free_addopts
 from corrupt.repos.versions import scm_version, version_files, write_version_files
 
-
-def tree(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
+tree = functools.partial(write_repo, git=False)  # a folder of files, no git
 
 
 SUITE = {"tests/test_a.py": "", "fuzz/test_fuzz.py": "", "bench/test_speed.py": ""}
