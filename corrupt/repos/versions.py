@@ -84,7 +84,8 @@ def scm_version(tag: str, distance: int, node: str) -> str | None:
 
 def version_files(root: Path) -> list[tuple[str, str | None]]:
     """The generated version files the project configures, each with its template (None: default)."""
-    tool = table(read_toml(root / "pyproject.toml"), "tool")
+    pyproject = read_toml(root / "pyproject.toml")
+    tool = table(pyproject, "tool")
     found: list[tuple[str, str | None]] = []
     scm = table(tool, "setuptools_scm")
     for key in ("version_file", "write_to"):
@@ -101,7 +102,7 @@ def version_files(root: Path) -> list[tuple[str, str | None]]:
     if "setuptools-git-versioning" in tool or "setuptools_git_versioning" in setup_py + _text(
         root / "setup.cfg"
     ):
-        name = table(read_toml(root / "pyproject.toml"), "project").get("name")
+        name = table(pyproject, "project").get("name")
         found.append(("PKG-INFO", PKG_INFO_TEMPLATE.format(name=name or root.name)))
     return list(dict.fromkeys(found))
 
