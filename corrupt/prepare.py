@@ -6,16 +6,24 @@ is judged before the graph is built, so a repository whose tests cannot serve
 as ground truth is refused for that reason first (a suite with no product code
 around it is still a red or green suite). Each step runs inside
 ``stage(name)``, so a caller can time it or show it.
+
+A suite that is red with today's packages gets a second chance, where the
+sandbox can install by date: an environment of the packages released by the
+pinned commit's date, as its CI saw the index (a plugin's major release that
+removed a fixture, a dependency that changed behaviour since). The green
+baseline records that date, and the checkout carries it from then on, so every
+later run of the build (screening, verification, scoring, exports) installs
+the same packages.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from corrupt.errors import NoPythonError
+from corrupt.errors import InstallError, NoPythonError, RedBaselineError
 from corrupt.graph.models import CodeGraph
 from corrupt.repos.models import Baseline, Checkout, Environment
 from corrupt.repos.sandbox import Sandbox
@@ -57,7 +65,7 @@ def prepare(
     skipped; ``env_progress`` about environment steps.
     """
     from corrupt.graph import build_code_graph
-    from corrupt.repos.baseline import compute_baseline
+    from corrupt.repos.baseline import cached_baseline
     from corrupt.repos.checkout import checkout as do_checkout
     from corrupt.repos.coverage import coverage_map
     from corrupt.repos.specs import parse_spec
@@ -68,11 +76,14 @@ def prepare(
         )
     if checked_out is not None:
         checked_out(pinned)
+    cached = cached_baseline(pinned, sandbox, cache_dir)
+    if cached is not None and cached.packages_as_of:
+        pinned = replace(pinned, packages_as_of=cached.packages_as_of)
     with stage("environment"):
         env = sandbox.prepare(pinned, progress=env_progress)
     with stage("baseline"):
-        baseline = compute_baseline(
-            pinned, sandbox, env, time_limit=time_limit, cache_dir=cache_dir
+        pinned, env, baseline = _green_baseline(
+            pinned, sandbox, env, time_limit, cache_dir, note, env_progress
         )
     with stage("graph"):
         try:
@@ -89,3 +100,42 @@ def prepare(
         ]
         coverage = coverage_map(baseline, spans)
     return Prepared(pinned, graph, env, baseline, coverage)
+
+
+def _green_baseline(
+    pinned: Checkout,
+    sandbox: Sandbox,
+    env: Environment,
+    time_limit: float,
+    cache_dir: Path | None,
+    note: Callable[[str], None] | None,
+    env_progress: Callable[[str], None] | None,
+) -> tuple[Checkout, Environment, Baseline]:
+    """The baseline with today's packages, else with those of the commit's date."""
+    from corrupt.repos.baseline import compute_baseline
+
+    try:
+        return (
+            pinned,
+            env,
+            compute_baseline(pinned, sandbox, env, time_limit=time_limit, cache_dir=cache_dir),
+        )
+    except RedBaselineError as red:
+        if pinned.packages_as_of or not pinned.committed or not sandbox.dates_packages:
+            raise
+        dated = replace(pinned, packages_as_of=pinned.committed)
+        if note is not None:
+            note(
+                f"the suite is red with today's packages ({red.cause}); trying the packages "
+                f"released by {dated.committed}, the commit's date"
+            )
+        try:
+            env = sandbox.prepare(dated, progress=env_progress)
+            baseline = compute_baseline(
+                dated, sandbox, env, time_limit=time_limit, cache_dir=cache_dir
+            )
+        except (RedBaselineError, InstallError) as again:
+            raise RedBaselineError(
+                f"{red}; with the packages of {dated.committed} too: {again}", cause=red.cause
+            ) from None
+        return dated, env, baseline

@@ -14,22 +14,28 @@ AUTHOR = {
 }
 
 
-def make_repo(path: Path, files: dict[str, str | bytes], message: str = "initial") -> git.Repo:
-    """A work tree on branch ``main`` with one commit of ``files``."""
+def make_repo(
+    path: Path, files: dict[str, str | bytes], message: str = "initial", *, when: str | None = None
+) -> git.Repo:
+    """A work tree on branch ``main`` with one commit of ``files`` (committed at ``when``)."""
     repo = git.Repo.init(path, initial_branch="main")
-    commit(repo, files, message)
+    commit(repo, files, message, when=when)
     return repo
 
 
-def commit(repo: git.Repo, files: dict[str, str | bytes], message: str) -> str:
-    """Write ``files`` (bytes kept as they are), commit everything, return the sha."""
+def commit(
+    repo: git.Repo, files: dict[str, str | bytes], message: str, *, when: str | None = None
+) -> str:
+    """Write ``files`` (bytes kept as they are), commit everything (at ``when``, an ISO
+    date; else now), return the sha."""
     root = Path(repo.working_tree_dir)
     for name, content in files.items():
         target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content if isinstance(content, bytes) else content.encode())
     repo.git.add("--all")
-    repo.git.commit("-m", message, env=AUTHOR)
+    dates = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when} if when else {}
+    repo.git.commit("-m", message, env={**AUTHOR, **dates})
     return repo.head.commit.hexsha
 
 

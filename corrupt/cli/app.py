@@ -225,6 +225,7 @@ def baseline(
             status.update(STAGE_LABELS.get(stage, stage))
             yield
 
+        ready = None
         try:
             pinned_at: list[Checkout] = []
 
@@ -245,7 +246,7 @@ def baseline(
         finally:
             box.close()
             if explain and pinned_at:
-                explain_environment(pinned_at[0], console)
+                explain_environment(ready.checkout if ready else pinned_at[0], console)
     pinned, result, covering = ready.checkout, ready.baseline, ready.coverage
     console.print(f"{pinned.name} @ {pinned.commit[:12]}")
     console.print(

@@ -46,6 +46,12 @@ def explain_environment(checkout: Checkout, console: Console) -> None:
     recipe = recipe_for(checkout)
     if not recipe:
         return
+    if recipe.get("packages_as_of"):
+        console.print(
+            f"packages: as released by {recipe['packages_as_of']} (the commit's date), "
+            "the suite being red with today's",
+            highlight=False,
+        )
     dropped = recipe.get("dropped") or []
     text = ", ".join(map(str, dropped)) if dropped else "nothing"
     console.print(f"dropped requirements: {escape(text)}", highlight=False, soft_wrap=True)

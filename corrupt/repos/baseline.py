@@ -46,7 +46,7 @@ def compute_baseline(
     """
     cache = _cache_path(checkout, sandbox, cache_dir)
     cached = _load(cache, checkout)
-    if cached is not None:
+    if cached is not None and cached.packages_as_of == checkout.packages_as_of:
         return cached
     with Workspace(checkout) as ws:
         log = _Log(cache.with_suffix(".log"), shlex.join(test_command(ws.path)[0]))
@@ -92,6 +92,7 @@ def compute_baseline(
                 "runs": round(first.duration + second.duration, 3),
                 "coverage": round(coverage_seconds, 3),
             },
+            packages_as_of=checkout.packages_as_of,
         )
     _store(cache, baseline)
     return baseline
@@ -186,6 +187,13 @@ def _restrict(
 def _last_line(report: TestReport) -> str:
     lines = report.output_tail.strip().splitlines()
     return lines[-1] if lines else ""
+
+
+def cached_baseline(
+    checkout: Checkout, sandbox: Sandbox, cache_dir: Path | None = None
+) -> Baseline | None:
+    """The green baseline cached for the checkout's commit, whatever packages it was green with."""
+    return _load(_cache_path(checkout, sandbox, cache_dir), checkout)
 
 
 def _cache_path(checkout: Checkout, sandbox: Sandbox, cache_dir: Path | None) -> Path:

@@ -5,7 +5,9 @@ namespaces, without privileges (through user namespaces) and without a
 daemon; Flatpak runs untrusted applications the same way. A box sees:
 
 - the system (``/usr`` and its ``/bin``, ``/lib`` links), a short list of
-  ``/etc`` files and the Python a venv runs on, all read-only;
+  ``/etc`` files and the Python a venv runs on, all read-only (a box without
+  network gets an ``/etc/hosts`` of its own, naming its loopback both ways,
+  as container engines write one: suites bind ``localhost`` on IPv6 too);
 - the host folders a caller names, read-only or writable, at their own paths,
   and a working directory at a path of the caller's choosing (test runs see
   their working tree at ``/testbed``, whichever host folder holds it);
@@ -24,11 +26,13 @@ when its command exits the pid namespace ends every process left in it.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +61,7 @@ ETC = (
 # network, to resolve names).
 ETC_NETWORK = ("ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies")
 HOME = "/tmp/home"
+BOX_HOSTS = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tsandbox\n"
 UNSAFE_HINT = "or pass --no-isolation to run repository code unconfined (unsafe)"
 
 
@@ -108,7 +113,9 @@ def box_argv(
         + (ETC_NETWORK if box.network != "none" else ())
         + (("resolv.conf",) if box.network == "host" else ())
     ):
-        if (Path("/etc") / name).exists():
+        if name == "hosts" and box.network == "none":
+            args += ["--ro-bind", str(_box_hosts()), "/etc/hosts"]
+        elif (Path("/etc") / name).exists():
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
     if box.resolv_conf is not None:
         args += ["--ro-bind", str(box.resolv_conf), "/etc/resolv.conf"]
@@ -146,6 +153,19 @@ def box_argv(
     chdir = box.workdir[1] if box.workdir is not None else str(cwd)
     args += ["--remount-ro", "/", "--chdir", chdir, "--", *argv]
     return args
+
+
+@functools.cache
+def _box_hosts() -> Path:
+    """The hosts file of boxes without network, written once per process. (A host's own
+    may lack ``::1 localhost``, and may name machines a box cannot reach anyway.)"""
+    folder = Path(tempfile.mkdtemp(prefix="corrupt-etc-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "hosts"
+    path.write_text(BOX_HOSTS, encoding="utf-8")
+    path.chmod(0o444)
+    folder.chmod(0o555)
+    return path
 
 
 def interpreter_roots() -> list[Path]:

@@ -43,6 +43,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
@@ -148,6 +149,7 @@ def checkout(
         version = describe_version(repo, sha)
         source = _Source(url, repos, frozenset({key_dir}))
         tree = _ensure_tree(repo, sha, key_dir / "trees" / sha, version, source)
+        committed = commit_time(repo, sha)
     return Checkout(
         spec=spec,
         name=meta.full_name if meta else display_name(url),
@@ -157,7 +159,14 @@ def checkout(
         stars=meta.stars if meta else None,
         meta=meta,
         version=version,
+        committed=committed,
     )
+
+
+def commit_time(repo: git.Repo, sha: str) -> str:
+    """When ``sha`` was committed, in UTC (``2024-10-17T17:04:16Z``): the moment its CI saw the index."""
+    moment = datetime.fromtimestamp(repo.commit(sha).committed_date, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def cache_key(url: str) -> Path:
@@ -496,7 +505,13 @@ def _checkout_local(spec: RepoSpec, repos: Path) -> Checkout:
         with _locked(key_dir):
             tree = _ensure_tree(repo, sha, key_dir / "trees" / sha, version, source)
         return Checkout(
-            spec=spec, name=folder.name, url=str(folder), commit=sha, path=tree, version=version
+            spec=spec,
+            name=folder.name,
+            url=str(folder),
+            commit=sha,
+            path=tree,
+            version=version,
+            committed=commit_time(repo, sha),
         )
     if spec.rev:
         raise RevisionError(

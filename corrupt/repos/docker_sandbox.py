@@ -73,6 +73,7 @@ class DockerSandbox(Sandbox):
     """A :class:`Sandbox` whose environments are images and whose runs are containers."""
 
     name = "docker"
+    dates_packages = True  # pip's --uploaded-prior-to
 
     def __init__(
         self,
@@ -127,7 +128,7 @@ class DockerSandbox(Sandbox):
         client = self.client  # fail on a missing engine before touching the cache
         tag = image_tag(checkout)
         pip = host_pip_settings()
-        recipe = dockerfile(checkout.path, self.base_image, pip)
+        recipe = dockerfile(checkout.path, self.base_image, pip, checkout.packages_as_of)
         digest = recipe_digest(recipe)
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         stem = tag.replace("/", "_").replace(":", "_")

@@ -60,7 +60,9 @@ MARKER = ".corrupt-complete"
 RECIPE = ".corrupt-recipe.json"
 TEST_NAMES = ("test", "tests", "testing")
 DEV_NAMES = ("dev",)
-ALWAYS = ("pytest", "coverage")
+# What corrupt's own plugin needs (coverage contexts arrived in coverage.py 5); installed
+# after the project's test dependencies, so a version they pin is kept.
+ALWAYS = ("pytest", "coverage>=5")
 PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 # Install steps need the package index, so they keep the user's installer
 # configuration (index URLs, certificates, proxies) but nothing else.
@@ -135,6 +137,8 @@ def environment_key(checkout: Checkout) -> str:
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
     found = json.dumps(asdict(discover_test_requirements(checkout.path)), default=str)
     key = f"{checkout.url}\0{checkout.commit}\0{python}\0{RECIPE_VERSION}\0{found}"
+    if checkout.packages_as_of:
+        key += f"\0{checkout.packages_as_of}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return f"{stem}-{digest}"
 
@@ -320,13 +324,17 @@ class _Installer:
         uv_cache: Path,
         isolation: bool,
         version: str | None = None,
+        as_of: str | None = None,
     ) -> None:
         self.log = log
+        self.as_of = as_of
         self.venv = venv
         self.source = source
         self.python = venv / "bin" / "python"
         self.base_python = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
         self.uv = _find_uv()
+        if as_of and not self.uv:
+            raise InstallError(f"installing the packages of {as_of} needs uv (pip install uv)")
         self.uv_cache = uv_cache
         self.bwrap = require_bwrap() if isolation else None
         self.env = _install_env()
@@ -412,9 +420,13 @@ class _Installer:
         else:
             self.step("create venv", [self.base_python, "-m", "venv", str(self.venv)])
 
-    def install(self, name: str, args: list[str]) -> None:
+    def install(self, name: str, args: list[str], *, dated: bool = True) -> None:
+        """``uv pip install args`` (pip's without uv); ``dated`` leaves out releases after ``as_of``."""
         if self.uv:
-            argv = [self.uv, "pip", "install", "--python", str(self.python), *args]
+            argv = [self.uv, "pip", "install", "--python", str(self.python)]
+            if dated and self.as_of:
+                argv += ["--exclude-newer", self.as_of]
+            argv += args
         else:
             argv = [str(self.python), "-m", "pip", "install", "--disable-pip-version-check", *args]
         self.step(name, argv)
@@ -481,6 +493,7 @@ def _build(
             uv_cache=tmp / "uv-cache",
             isolation=isolation,
             version=checkout.version,
+            as_of=checkout.packages_as_of,
         )
         _say(progress, f"creating venv {venv}")
         installer.create_venv()
@@ -499,13 +512,19 @@ def _build(
         dropped = _install_project(installer, source, found.extras, progress)
         items = [[p] for p in found.packages] + [["-r", str(req)] for req in found.files]
         _say(progress, "installing test dependencies")
-        dropped += _install_items(installer, "test dependencies", [*items, *([p] for p in ALWAYS)])
+        dropped += _install_items(installer, "test dependencies", items)
+        # corrupt's tools, at their newest when the project brought none: a dated index
+        # would offer a coverage.py too old for the plugin, or a pytest too old for the Python.
+        dropped += _install_items(
+            installer, "pytest and coverage.py", [[p] for p in ALWAYS], dated=False
+        )
         missing = [p for p in ALWAYS if p in dropped]
         if missing:
             raise InstallError(f"{', '.join(missing)} did not install; log: {log}")
         pytest_pin = _fit_pytest(installer, source, progress)
         recipe = {
             "version": checkout.version,
+            "packages_as_of": checkout.packages_as_of,
             "pytest": pytest_pin,
             "sources": found.sources,
             "extras": found.extras,
@@ -584,24 +603,28 @@ def _declared(root: Path, extras: list[str]) -> list[list[str]]:
     return [[str(name)] for name in names]
 
 
-def _install_items(installer: _Installer, name: str, items: list[list[str]]) -> list[str]:
+def _install_items(
+    installer: _Installer, name: str, items: list[list[str]], *, dated: bool = True
+) -> list[str]:
     """Install ``items`` at once; if that fails, one by one (requirement files line by line).
     Returns what did not install, each as written."""
     if not items:
         return []
     try:
-        installer.install(name, [arg for item in items for arg in item])
+        installer.install(name, [arg for item in items for arg in item], dated=dated)
         return []
     except InstallError:
         pass
     dropped: list[str] = []
     for item in items:
         try:
-            installer.install(f"{name}, alone: {' '.join(item)}", item)
+            installer.install(f"{name}, alone: {' '.join(item)}", item, dated=dated)
         except InstallError:
             if item[0] == "-r":
                 lines = requirement_items(Path(item[1]))
-                dropped += _install_items(installer, f"{name}, {Path(item[1]).name}", lines)
+                dropped += _install_items(
+                    installer, f"{name}, {Path(item[1]).name}", lines, dated=dated
+                )
             else:
                 dropped.append(" ".join(item))
     with installer.log.open("a", encoding="utf-8") as fh:

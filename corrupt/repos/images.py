@@ -51,12 +51,15 @@ _SKIP_DIRS = {
 
 
 def image_tag(checkout: Checkout) -> str:
-    """``corrupt/<owner>__<name>:<sha12>``, lowercased to what image references allow."""
+    """``corrupt/<owner>__<name>:<sha12>`` (``<sha12>-<yyyymmdd>`` with the packages of that
+    day), lowercased to what image references allow."""
     owner, _, name = checkout.name.rpartition("/")
     repo = f"{owner or 'local'}__{name}".lower()
     repo = re.sub(r"[^a-z0-9_.-]+", "-", repo).strip("-._") or "repo"
-    sha = checkout.commit.rpartition(":")[2][:12].lower()
-    return f"corrupt/{repo}:{sha}"
+    tag = checkout.commit.rpartition(":")[2][:12].lower()
+    if checkout.packages_as_of:
+        tag += "-" + re.sub(r"\D", "", checkout.packages_as_of)[:8]
+    return f"corrupt/{repo}:{tag}"
 
 
 @dataclass
@@ -124,8 +127,15 @@ def _reachable(urls: list[str]) -> list[str]:
     return [u for u in urls if u.startswith(("http://", "https://"))]
 
 
-def dockerfile(checkout_root: Path, base_image: str, pip: PipSettings) -> str:
-    """The recipe; its hash is stored as a label so a changed recipe rebuilds the image."""
+def dockerfile(
+    checkout_root: Path, base_image: str, pip: PipSettings, as_of: str | None = None
+) -> str:
+    """The recipe; its hash is stored as a label so a changed recipe rebuilds the image.
+
+    With ``as_of``, the project and its test dependencies leave out releases uploaded
+    after it (pip 26's ``--uploaded-prior-to``, so pip itself is upgraded first), as
+    local environments do with uv; pytest and coverage.py come after, undated.
+    """
     found = discover_test_requirements(checkout_root)
     pip_install = [
         PYTHON,
@@ -142,16 +152,22 @@ def dockerfile(checkout_root: Path, base_image: str, pip: PipSettings) -> str:
     steps = [f"python3 -m venv {VENV}", f"cd {BUILD_DIR}/repo"]
     if exports:
         steps.append(f"export {exports}")
+    dated = pip_install
+    if as_of:
+        steps.append(shlex.join([*pip_install, "--upgrade", "pip>=26"]))
+        dated = [*pip_install, f"--uploaded-prior-to={as_of}"]
     if found.locked:  # as in local environments: the versions the project tests with, first
-        steps.append(shlex.join([*pip_install, *found.locked]))
+        steps.append(shlex.join([*dated, *found.locked]))
     if any((checkout_root / name).is_file() for name in PACKAGING_FILES):
-        steps.append(shlex.join([*pip_install, "."]))
+        steps.append(shlex.join([*dated, "."]))
     elif (checkout_root / "requirements.txt").is_file():
-        steps.append(shlex.join([*pip_install, "-r", "requirements.txt"]))
-    tests = list(dict.fromkeys([*found.packages, *ALWAYS]))
+        steps.append(shlex.join([*dated, "-r", "requirements.txt"]))
+    tests = list(dict.fromkeys(found.packages))
     for req in found.files:
         tests += ["-r", req.relative_to(checkout_root).as_posix()]
-    steps.append(shlex.join([*pip_install, *tests]))
+    if tests:
+        steps.append(shlex.join([*dated, *tests]))
+    steps.append(shlex.join([*pip_install, *ALWAYS]))
     return "\n".join(
         [
             f"FROM {base_image} AS install",

@@ -55,6 +55,7 @@ class LocalSandbox(Sandbox):
     """Runs commands as local processes in bubblewrap boxes; environments are cached venvs."""
 
     name = "local"
+    dates_packages = True  # uv's --exclude-newer
 
     def __init__(self, *, cache_dir: Path | None = None, isolation: bool = True) -> None:
         self.cache_dir = Path(cache_dir or cache_root())

@@ -55,6 +55,11 @@ class Checkout:
     meta: RepoMeta | None = None
     # What the project's VCS version plugin would say at ``commit`` (from git describe).
     version: str | None = None
+    # When ``commit`` was committed (UTC, ``2024-10-17T17:04:16Z``); None for a plain folder.
+    committed: str | None = None
+    # Set when the suite is green only with the packages of that moment: installs then
+    # leave out every release uploaded after it, as the project's CI saw the index.
+    packages_as_of: str | None = None
 
 
 @dataclass
@@ -174,3 +179,4 @@ class Baseline:
     line_coverage: dict[str, dict[int, list[str]]]  # file -> line -> nodeids that ran it
     command: list[str] = field(default_factory=list)  # the test command users can rerun
     timings: dict[str, float] = field(default_factory=dict)  # seconds per phase: runs, coverage
+    packages_as_of: str | None = None  # the suite is green with the packages of this moment only

@@ -31,6 +31,9 @@ class Sandbox(ABC):
     """Prepares an environment for a checkout and runs commands in working trees."""
 
     name: str = "abstract"
+    # Whether ``prepare`` can install the packages of a past moment
+    # (``Checkout.packages_as_of``): the second chance a red baseline gets.
+    dates_packages: bool = False
 
     @abstractmethod
     def prepare(

@@ -220,6 +220,8 @@ class Build:
                     note=self.progress.note,
                 )
                 store = stores[0]
+                if ready.checkout.packages_as_of:  # green only with the packages of that date
+                    store.bind_repo(self._repo_info(ready.checkout))
                 with self._stage("selection"):
                     targets = eligible_targets(
                         ready.graph,
@@ -259,6 +261,19 @@ class Build:
             jsonl=jsonl,
         )
 
+    def _repo_info(self, checkout: Checkout) -> dict[str, object]:
+        """What the store records of the checkout: enough to check it out and install it again."""
+        return {
+            "name": checkout.name,
+            "url": checkout.url,
+            "commit": checkout.commit,
+            # A local folder is stored absolute, so materialize and score work from anywhere.
+            "spec": str(parse_spec(self.o.repo)),
+            "stars": checkout.stars,
+            "sandbox": self.o.sandbox,
+            "packages_as_of": checkout.packages_as_of,
+        }
+
     def _abandon(self, store: Store) -> None:
         """Close the store of a failed build; one this run created and never wrote a candidate to
         goes, with the output folder when that is left empty, so a refused repository leaves nothing."""
@@ -277,17 +292,7 @@ class Build:
         self._made_folders = {p for p in (o.out, *o.out.parents) if not p.exists()}
         store = Store.open(o.out, create=True)
         try:
-            store.bind_repo(
-                {
-                    "name": checkout.name,
-                    "url": checkout.url,
-                    "commit": checkout.commit,
-                    # A local folder is stored absolute, so materialize and score work from anywhere.
-                    "spec": str(parse_spec(o.repo)),
-                    "stars": checkout.stars,
-                    "sandbox": o.sandbox,
-                }
-            )
+            store.bind_repo(self._repo_info(checkout))
         except BaseException:
             store.close()
             raise

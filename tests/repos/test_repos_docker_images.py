@@ -17,6 +17,7 @@ from corrupt.repos.images import (
     dockerfile,
     host_pip_settings,
     image_tag,
+    recipe_digest,
 )
 from corrupt.repos.models import Checkout, RepoSpec
 from corrupt.repos.sandboxes import get_sandbox
@@ -82,7 +83,10 @@ def test_recipe_installs_project_and_discovered_test_requirements(tmp_path):
         "\nFROM corrupt/base:bookworm\nCOPY --from=install /opt/venv /opt/venv\n" in recipe
     )  # no repo, no cert
     assert "pip install --no-cache-dir --disable-pip-version-check --progress-bar off ." in recipe
-    assert "'hypothesis>=6' pytest coverage -r requirements-test.txt" in recipe
+    assert "off 'hypothesis>=6' -r requirements-test.txt" in recipe
+    # corrupt's own tools last, so a version the project pins is kept
+    assert recipe.index("requirements-test.txt") < recipe.index("off pytest 'coverage>=5'")
+    assert "uploaded-prior-to" not in recipe and "pip>=26" not in recipe
     assert "PIP_INDEX_URL=https://mirror.example/simple" in recipe and "PIP_CERT=" in recipe
     with tarfile.open(fileobj=build_context(repo, recipe, pip)) as tar:
         names = set(tar.getnames())
@@ -111,3 +115,26 @@ def test_recipe_installs_the_uv_lock_pins_before_the_project():
     recipe = dockerfile(FIXTURES / "locked", "corrupt/base:bookworm", PipSettings())
     pinned = recipe.index("--progress-bar off six==1.16.0")
     assert pinned < recipe.index("--progress-bar off .")
+
+
+def test_recipe_with_the_packages_of_a_date_leaves_later_releases_out(tmp_path):
+    repo = write_files(
+        tmp_path / "r",
+        {
+            "pyproject.toml": '[project]\nname = "p"\nversion = "1"\n',
+            "requirements-test.txt": "freezegun\n",
+        },
+    )
+    when = "2024-10-17T17:04:16Z"
+    recipe = dockerfile(repo, "corrupt/base:bookworm", PipSettings(), as_of=when)
+    dated = f"--uploaded-prior-to={when}"
+    # pip learnt --uploaded-prior-to in 26.0: upgraded, undated, before any dated step
+    assert recipe.index("--upgrade 'pip>=26'") < recipe.index(dated)
+    assert f"{dated} ." in recipe and f"{dated} -r requirements-test.txt" in recipe
+    assert "off pytest 'coverage>=5'" in recipe  # corrupt's tools: undated
+    assert recipe_digest(recipe) != recipe_digest(dockerfile(repo, "b", PipSettings()))
+    checkout = folder_checkout(repo, "tests/dated")
+    today = image_tag(checkout)
+    checkout.commit = "0123456789abcdef"
+    checkout.packages_as_of = when
+    assert image_tag(checkout).endswith(":0123456789ab-20241017") and today != image_tag(checkout)

@@ -291,3 +291,63 @@ def test_ids_built_from_absolute_paths_are_the_same_in_every_working_copy(
     env = sandbox.prepare(pinned)
     with Workspace(pinned) as ws:  # another copy, at another host path
         assert sorted(run_tests(sandbox, env, ws.path, select=ids).passing()) == ids
+
+
+# six 1.17.0 came out in December 2024: a suite committed in 2023 was green with 1.16.0
+DRIFTED = {
+    "kappa.py": "import six\n\ndef text_type():\n    return six.text_type\n",
+    "requirements-test.txt": "six\n",
+    "tests/test_kappa.py": (
+        "import six\nfrom kappa import text_type\n\n"
+        "def test_text_type():\n    assert text_type() is str\n\n"
+        "def test_six_of_its_day():\n    assert six.__version__ == '1.16.0'\n"
+    ),
+}
+COMMITTED = "2023-06-01T12:00:00Z"
+
+
+def corrupt_cli(*args: str, tmp_path_factory) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "corrupt.cli", *args],
+        env=dict(os.environ, XDG_CACHE_HOME=str(session_xdg(tmp_path_factory)), COLUMNS="300"),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def test_a_suite_red_with_todays_packages_is_green_with_those_of_its_commit_date(
+    tmp_path_factory, tmp_path
+):
+    make_repo(tmp_path / "kappa", DRIFTED, when=COMMITTED)
+    proc = corrupt_cli(
+        "baseline", str(tmp_path / "kappa"), "--explain", tmp_path_factory=tmp_path_factory
+    )
+    assert proc.returncode == 0, proc.stderr
+    err = " ".join(proc.stderr.split())
+    assert "the suite is red with today's packages (red test)" in err
+    assert f"trying the packages released by {COMMITTED}, the commit's date" in err
+    assert "tests: 2 passing" in proc.stdout
+    assert f"packages: as released by {COMMITTED}" in proc.stdout
+    pinned = checkout(
+        parse_spec(str(tmp_path / "kappa")), cache_dir=session_xdg(tmp_path_factory) / "corrupt"
+    )
+    assert pinned.committed == COMMITTED and pinned.packages_as_of is None
+    # the cached baseline knows its date: no red run, no note, the dated venv again
+    again = corrupt_cli(
+        "baseline", str(tmp_path / "kappa"), "--explain", tmp_path_factory=tmp_path_factory
+    )
+    assert again.returncode == 0, again.stderr
+    assert "red with today's" not in again.stderr
+    assert f"packages: as released by {COMMITTED}" in again.stdout
+
+
+def test_a_suite_red_with_both_says_so_once(tmp_path_factory, tmp_path):
+    red = {**DRIFTED, "tests/test_kappa.py": "def test_never():\n    assert 1 == 2\n"}
+    make_repo(tmp_path / "lambda", red, when=COMMITTED)
+    proc = corrupt_cli("baseline", str(tmp_path / "lambda"), tmp_path_factory=tmp_path_factory)
+    assert proc.returncode == 15
+    line = " ".join(proc.stderr.split())
+    assert "tests/test_kappa.py::test_never fails" in line
+    assert f"with the packages of {COMMITTED} too: baseline is red" in line
+    assert "Traceback" not in proc.stderr
