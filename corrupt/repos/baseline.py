@@ -49,7 +49,11 @@ def compute_baseline(
     if cached is not None and cached.packages_as_of == checkout.packages_as_of:
         return cached
     with Workspace(checkout) as ws:
-        log = _Log(cache.with_suffix(".log"), shlex.join(test_command(ws.path)[0]))
+        # a run with the packages of the commit's date keeps its own log next to today's
+        dated = f"-{checkout.packages_as_of[:10]}" if checkout.packages_as_of else ""
+        log = _Log(
+            cache.with_name(f"{cache.stem}{dated}.log"), shlex.join(test_command(ws.path)[0])
+        )
         first = _suite_run(sandbox, env, ws.path, time_limit, "first", log)
         second = _suite_run(sandbox, env, ws.path, time_limit, "second", log)
         flaky = sorted(

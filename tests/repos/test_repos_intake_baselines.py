@@ -11,6 +11,7 @@ holding a pin that does not resolve and a git URL that cannot be fetched.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from gitrepos import AUTHOR, commit, make_repo
 from repos_run_support import session_cache, session_xdg
 
 from corrupt.errors import RedBaselineError
+from corrupt.outputs.materialize import original_checkout
 from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.checkout import checkout
 from corrupt.repos.environment import recipe_for
@@ -27,6 +29,7 @@ from corrupt.repos.local import LocalSandbox
 from corrupt.repos.runner import run_tests
 from corrupt.repos.specs import parse_spec
 from corrupt.repos.workspace import Workspace
+from corrupt.tasks.store import Store
 
 SETUPTOOLS = (
     '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
@@ -295,11 +298,15 @@ def test_ids_built_from_absolute_paths_are_the_same_in_every_working_copy(
 
 # six 1.17.0 came out in December 2024: a suite committed in 2023 was green with 1.16.0
 DRIFTED = {
-    "kappa.py": "import six\n\ndef text_type():\n    return six.text_type\n",
+    "kappa.py": (
+        "import six\n\ndef shout(text):\n    if not isinstance(text, six.string_types):\n"
+        "        raise TypeError(text)\n    words = text.split()\n"
+        "    return ' '.join(word.upper() for word in words) + '!'\n"
+    ),
     "requirements-test.txt": "six\n",
     "tests/test_kappa.py": (
-        "import six\nfrom kappa import text_type\n\n"
-        "def test_text_type():\n    assert text_type() is str\n\n"
+        "import six\nfrom kappa import shout\n\n"
+        "def test_shout():\n    assert shout('a  b') == 'A B!'\n\n"
         "def test_six_of_its_day():\n    assert six.__version__ == '1.16.0'\n"
     ),
 }
@@ -350,4 +357,28 @@ def test_a_suite_red_with_both_says_so_once(tmp_path_factory, tmp_path):
     line = " ".join(proc.stderr.split())
     assert "tests/test_kappa.py::test_never fails" in line
     assert f"with the packages of {COMMITTED} too: baseline is red" in line
+    first, dated = re.findall(r"log: (\S+\.log)", line)
+    assert dated == first.replace(".log", "-2023-06-01.log")
+    assert "test_never" in Path(first).read_text() and "test_never" in Path(dated).read_text()
     assert "Traceback" not in proc.stderr
+
+
+def test_a_build_keeps_the_date_its_baseline_was_green_with(tmp_path_factory, tmp_path):
+    make_repo(tmp_path / "mu", DRIFTED, when=COMMITTED)
+    out = tmp_path / "out"
+    proc = corrupt_cli(
+        "build", str(tmp_path / "mu"), "--mode", "remove", "--n", "1", "--out", str(out),
+        "--min-lines", "1", "--min-covering", "1", "--min-failing", "1",
+        tmp_path_factory=tmp_path_factory,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # verified in the dated environment: today's fails test_six_of_its_day as well
+    assert len((out / "tasks.jsonl").read_text().splitlines()) == 1
+    store = Store.open(out)
+    try:
+        info = store.checkout_info()
+    finally:
+        store.close()
+    assert info["packages_as_of"] == COMMITTED
+    again = original_checkout(info, cache_dir=session_xdg(tmp_path_factory) / "corrupt")
+    assert again.packages_as_of == COMMITTED  # scoring and exports install the same packages

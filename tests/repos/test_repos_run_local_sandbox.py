@@ -8,6 +8,9 @@ something else, is what stops it.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from repos_run_support import session_cache
@@ -25,6 +28,7 @@ from sandbox_contract import (
 )
 
 from corrupt.errors import InputError
+from corrupt.repos.bubblewrap import BOX_HOSTS, Box, box_argv, interpreter_roots, require_bwrap
 from corrupt.repos.local import LocalSandbox
 from corrupt.repos.runner import run_tests
 from corrupt.repos.sandboxes import get_sandbox
@@ -105,3 +109,26 @@ def test_get_sandbox_by_name(tmp_path):
     assert isinstance(get_sandbox("local", cache_dir=tmp_path), LocalSandbox)
     with pytest.raises(InputError, match="unknown sandbox 'vm'"):
         get_sandbox("vm")
+
+
+LOOPBACK_PROBE = """
+import socket
+print(open("/etc/hosts").read().strip())
+server = socket.create_server(("localhost", 0), family=socket.AF_INET6)
+with socket.create_connection(("localhost", server.getsockname()[1])) as client:
+    print("connected from", client.getsockname()[0])
+"""
+
+
+def test_a_box_without_network_names_its_loopback_both_ways():
+    # A host's /etc/hosts may lack ::1 localhost (this VM's does): suites that serve on
+    # localhost over IPv6 (anyio's) then fail in the box with "Name or service not known".
+    argv = [os.path.realpath(sys.executable), "-c", LOOPBACK_PROBE]
+    box = Box(read_only=tuple(interpreter_roots()))
+    proc = subprocess.run(
+        box_argv(require_bwrap(), box, argv, Path("/")), capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    hosts, connected = proc.stdout.strip().rsplit("\n", 1)
+    assert hosts == BOX_HOSTS.strip()  # the box's own: nothing of the host's
+    assert connected == "connected from ::1"
