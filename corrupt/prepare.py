@@ -76,15 +76,17 @@ def prepare(
         )
     if checked_out is not None:
         checked_out(pinned)
-    cached = cached_baseline(pinned, sandbox, cache_dir)
-    if cached is not None and cached.packages_as_of:
-        pinned = replace(pinned, packages_as_of=cached.packages_as_of)
+    # a cached green baseline says which packages it was green with: the environment to use
+    baseline = cached_baseline(pinned, sandbox, cache_dir)
+    if baseline is not None:
+        pinned = replace(pinned, packages_as_of=baseline.packages_as_of)
     with stage("environment"):
         env = sandbox.prepare(pinned, progress=env_progress)
     with stage("baseline"):
-        pinned, env, baseline = _green_baseline(
-            pinned, sandbox, env, time_limit, cache_dir, note, env_progress
-        )
+        if baseline is None:
+            pinned, env, baseline = _green_baseline(
+                pinned, sandbox, env, time_limit, cache_dir, note, env_progress
+            )
     with stage("graph"):
         try:
             graph = build_code_graph(pinned.path)

@@ -26,17 +26,16 @@ when its command exits the pid namespace ends every process left in it.
 
 from __future__ import annotations
 
-import atexit
 import functools
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from corrupt.errors import SandboxError
+from corrupt.repos.scratch import scratch_dir
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = (
@@ -159,12 +158,8 @@ def box_argv(
 def _box_hosts() -> Path:
     """The hosts file of boxes without network, written once per process. (A host's own
     may lack ``::1 localhost``, and may name machines a box cannot reach anyway.)"""
-    folder = Path(tempfile.mkdtemp(prefix="corrupt-etc-"))
-    atexit.register(shutil.rmtree, folder, True)
-    path = folder / "hosts"
+    path = scratch_dir("etc-") / "hosts"
     path.write_text(BOX_HOSTS, encoding="utf-8")
-    path.chmod(0o444)
-    folder.chmod(0o555)
     return path
 
 
