@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from corrupt.errors import InstallError, NoPythonError, RedBaselineError
@@ -29,6 +30,7 @@ from corrupt.repos.models import Baseline, Checkout, Environment
 from corrupt.repos.sandbox import Sandbox
 
 Stage = Callable[[str], AbstractContextManager[None]]
+RECENT = timedelta(days=1)
 
 
 @dataclass
@@ -104,6 +106,15 @@ def prepare(
     return Prepared(pinned, graph, env, baseline, coverage)
 
 
+def _dated(committed: str | None) -> bool:
+    """Whether the commit is old enough for its date's packages to differ from today's
+    (a commit of today, like most local work, would only repeat the red run)."""
+    if committed is None:
+        return False
+    age = datetime.now(UTC) - datetime.fromisoformat(committed.replace("Z", "+00:00"))
+    return age > RECENT
+
+
 def _green_baseline(
     pinned: Checkout,
     sandbox: Sandbox,
@@ -123,7 +134,7 @@ def _green_baseline(
             compute_baseline(pinned, sandbox, env, time_limit=time_limit, cache_dir=cache_dir),
         )
     except RedBaselineError as red:
-        if pinned.packages_as_of or not pinned.committed or not sandbox.dates_packages:
+        if pinned.packages_as_of or not sandbox.dates_packages or not _dated(pinned.committed):
             raise
         dated = replace(pinned, packages_as_of=pinned.committed)
         if note is not None:

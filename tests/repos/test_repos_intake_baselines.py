@@ -382,3 +382,12 @@ def test_a_build_keeps_the_date_its_baseline_was_green_with(tmp_path_factory, tm
     assert info["packages_as_of"] == COMMITTED
     again = original_checkout(info, cache_dir=session_xdg(tmp_path_factory) / "corrupt")
     assert again.packages_as_of == COMMITTED  # scoring and exports install the same packages
+
+
+def test_a_red_suite_committed_today_gets_no_second_chance(tmp_path_factory, tmp_path):
+    # the packages of its date are today's: a second environment would only repeat the run
+    make_repo(tmp_path / "nu", {"tests/test_nu.py": "def test_never():\n    assert 1 == 2\n"})
+    proc = corrupt_cli("baseline", str(tmp_path / "nu"), tmp_path_factory=tmp_path_factory)
+    assert proc.returncode == 15
+    assert "test_never fails" in proc.stderr
+    assert "trying the packages" not in proc.stderr and "too:" not in proc.stderr
