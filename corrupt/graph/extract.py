@@ -13,11 +13,28 @@ emits constraints over symbolic expressions (plain tuples) that
 :mod:`corrupt.graph.resolve` solves to a fixed point:
 
 * ``("assign", key, expr)``: the variable may hold what ``expr`` evaluates to;
-* ``("call", site, owner, callee, args, kwargs)``: a call made by the symbol
-  ``owner``; its result is variable ``site``;
-* ``("setattr", obj, name, expr)`` / ``("setitem", obj, expr)``: stores into
+* ``("call", site, owner, callee, args, kwargs, try)``: a call made by the symbol
+  ``owner`` (inside the ``try`` body ``try``, or ``None``); its result is variable ``site``;
+* ``("setattr", obj, name, expr)`` / ``("setitem", obj, expr, slot, key)``: stores into
   attributes and containers;
-* ``("access", owner, expr)``: an attribute read, which calls a property.
+* ``("access", owner, expr)``: an attribute read, which calls a property;
+* ``("dunder", site, owner, expr, names, args, try)``: an implicit call of the first of
+  ``names`` an instance defines (``with`` calls ``__enter__``, ``for`` calls
+  ``__iter__``/``__next__``, ``x[k]`` calls ``__getitem__``, ``len(x)`` ``__len__``...);
+* ``("binop", site, owner, left, right, names, reflected, try)``: an operator, which
+  calls the left operand's method, or the right one's reflected method when the left
+  operand may not define it;
+* ``("raise", owner, expr, try)``: an exception raised by ``owner``, inside the
+  ``try`` body ``try`` when not ``None``. What a handler catches is what the
+  calls in its ``try`` body raise, so ``except E as e`` binds ``e`` to those;
+* ``("escape", owner, try, kinds, outer, reraises)``: what a ``try`` body raises and
+  no handler (of exception classes ``kinds``) catches goes on to the ``outer`` try
+  body, or out of ``owner`` (everything does when a handler re-raises).
+
+Names of builtins (``sorted``, ``map``, ``len``, ``ValueError``...) that the module
+does not rebind evaluate to ``("builtin", name)``: the solver models the builtins
+that call back into project code (keys, ``map``/``filter`` functions, protocol
+methods) and the exception hierarchy.
 
 Calls inside lambdas, comprehensions, default arguments and decorators belong
 to the enclosing symbol; module-level code belongs to the module node and
@@ -27,6 +44,7 @@ class-body code to the class node.
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -36,8 +54,45 @@ from corrupt.graph.models import Symbol, SymbolKind
 from corrupt.source.functions import body_start, docstring_span, signature_end
 
 Expr = tuple[Any, ...]
-RETURN, YIELD, ELEMS = "<return>", "<yield>", "<elems>"
-ITEM = "<item{}>"  # a list/tuple literal's element at a constant index
+RETURN, YIELD, ELEMS, KEYS = "<return>", "<yield>", "<elems>", "<keys>"
+RAISES = "<raises>"  # exceptions a function (or a try body) may raise
+OPAQUE = "<reordered>"  # set once a container's elements may have moved or been replaced
+GROWN = "<grown>"  # set once a list may have grown, so negative indexes no longer hold
+ITEM = "<item{!r}>"  # a literal's element at a constant index or key
+BUILTIN_NAMES = frozenset(dir(builtins))
+STARRED: tuple[str] = ("starred",)  # a ``*args`` argument: positions after it are unknown
+_BINARY = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.MatMult: "matmul",
+    ast.Div: "truediv",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+    ast.Pow: "pow",
+    ast.LShift: "lshift",
+    ast.RShift: "rshift",
+    ast.BitOr: "or",
+    ast.BitXor: "xor",
+    ast.BitAnd: "and",
+}
+_COMPARE = {
+    ast.Eq: ("__eq__", "__eq__"),
+    ast.NotEq: ("__ne__", "__ne__"),
+    ast.Lt: ("__lt__", "__gt__"),
+    ast.LtE: ("__le__", "__ge__"),
+    ast.Gt: ("__gt__", "__lt__"),
+    ast.GtE: ("__ge__", "__le__"),
+}
+_NEVER_INSTANCES = {"const", "seq"}  # literals: their operators are the builtins' own
+_UNARY = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}
+# f-string conversions: ``{x}`` formats (object.__format__ falls back to str, then repr)
+_FORMAT_METHODS = {
+    -1: ("__format__", "__str__", "__repr__"),
+    115: ("__str__", "__repr__"),
+    114: ("__repr__",),
+    97: ("__repr__",),
+}
 _BINDING_DECORATORS = {
     "staticmethod": "static",
     "classmethod": "class",
@@ -139,7 +194,7 @@ def _target_names(target: ast.expr, into: set[str]) -> None:
 
 
 def _declared(
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, has_walrus: bool
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module, has_walrus: bool
 ) -> set[str]:
     """Names a function or class body binds locally (minus global/nonlocal ones).
 
@@ -198,6 +253,13 @@ def _params(args: ast.arguments) -> tuple[list[ast.arg], list[ast.arg]]:
     return [*args.posonlyargs, *args.args], list(args.kwonlyargs)
 
 
+def _slot(key: object) -> str | None:
+    """The variable suffix of a literal's element at a constant key (``None``: no such slot)."""
+    if isinstance(key, str) or type(key) is int:
+        return ITEM.format(key)
+    return None
+
+
 def _decorator_name(node: ast.expr) -> str | None:
     target = node.func if isinstance(node, ast.Call) else node
     if isinstance(target, ast.Name):
@@ -216,6 +278,8 @@ class _Extractor:
         self.sites = 0
         self.depth = 0
         self.taken: set[str] = {module}
+        self.module_names: frozenset[str] = frozenset()  # names the module binds
+        self.try_key: str | None = None  # the innermost ``try`` body being read
 
     # -- helpers ---------------------------------------------------------
     def emit(self, *constraint: Any) -> None:
@@ -224,6 +288,25 @@ class _Extractor:
     def new_site(self, tag: str = "call") -> str:
         self.sites += 1
         return f"<{tag}:{self.module}:{self.sites}>"
+
+    def dunder(
+        self, scope: _Scope, value: Expr | None, names: tuple[str, ...], *args: Expr | None
+    ) -> Expr | None:
+        """An implicit protocol call on ``value``; what it returns."""
+        if value is None or value[0] in _NEVER_INSTANCES:
+            return None
+        site = self.new_site()
+        self.emit("dunder", site, scope.owner, value, names, args, self.try_key)
+        return ("var", site)
+
+    def iterate(self, value: Expr | None, scope: _Scope, is_async: bool = False) -> Expr | None:
+        """The elements a ``for`` over ``value`` sees, calling ``__iter__`` and ``__next__``."""
+        if value is None:
+            return None
+        names = ("__aiter__", "__anext__") if is_async else ("__iter__", "__next__")
+        iterator = self.dunder(scope, value, names[:1])
+        following = self.dunder(scope, iterator, names[1:])
+        return ("union", (("iter", value), following, ("yields", iterator)))
 
     def lookup(self, scope: _Scope, name: str) -> str:
         current, first = scope, True
@@ -303,18 +386,57 @@ class _Extractor:
                 if child.guard is not None:
                     self.expr(child.guard, scope)
                 self.body(child.body, scope)
-            elif isinstance(child, ast.ExceptHandler):
-                self.handler(child, scope)
-            elif isinstance(child, ast.withitem):
-                value = self.expr(child.context_expr, scope)
-                if child.optional_vars is not None:
-                    self.bind(child.optional_vars, value and ("enter", value), scope)
 
-    def handler(self, node: ast.ExceptHandler, scope: _Scope) -> None:
-        kind = self.expr(node.type, scope) if node.type is not None else None
-        if node.name and kind is not None:
-            self.emit("assign", self.lookup(scope, node.name), ("inst", kind))
+    def stmt_Try(self, node: ast.Try, scope: _Scope) -> None:
+        outer, tried = self.try_key, self.new_site("try")
+        self.try_key = tried
         self.body(node.body, scope)
+        self.try_key = outer
+        kinds = []
+        for handler in node.handlers:
+            # a bare ``except:`` catches everything
+            kind = self.expr(handler.type, scope) if handler.type else ("builtin", "BaseException")
+            if handler.name and kind is not None:
+                self.emit("assign", self.lookup(scope, handler.name), ("caught", kind, tried))
+            kinds.append(kind)
+            self.body(handler.body, scope)
+        reraises = any(
+            isinstance(inner, ast.Raise) and inner.exc is None
+            for handler in node.handlers
+            for inner in ast.walk(handler)
+        )
+        self.emit("escape", scope.owner, tried, tuple(kinds), outer, reraises)
+        self.body(node.orelse, scope)
+        self.body(node.finalbody, scope)
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_Raise(self, node: ast.Raise, scope: _Scope) -> None:
+        value = self.expr(node.exc, scope)
+        self.expr(node.cause, scope)
+        if value is not None:
+            self.emit("raise", scope.owner, value, self.try_key)
+
+    def stmt_With(self, node: ast.With | ast.AsyncWith, scope: _Scope) -> None:
+        is_async = isinstance(node, ast.AsyncWith)
+        enter, leave = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
+        for item in node.items:
+            value = self.expr(item.context_expr, scope)
+            entered = self.dunder(scope, value, (enter,))
+            self.dunder(scope, value, (leave,))
+            if item.optional_vars is not None and value is not None:
+                self.bind(item.optional_vars, ("union", (entered, ("yields", value))), scope)
+        self.body(node.body, scope)
+
+    stmt_AsyncWith = stmt_With
+
+    def stmt_Delete(self, node: ast.Delete, scope: _Scope) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Subscript):
+                base = self.expr(target.value, scope)
+                self.dunder(scope, base, ("__delitem__",), self.expr(target.slice, scope))
+            elif isinstance(target, ast.Attribute):
+                self.expr(target.value, scope)
 
     def stmt_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: _Scope) -> None:
         names = [_decorator_name(d) for d in node.decorator_list]
@@ -394,10 +516,10 @@ class _Extractor:
         if node.returns is not None:
             self.flow(f"{qualname}.{RETURN}", self.annotation(node.returns, scope))
         inner.info = info
-        outer_depth = self.depth
-        self.depth = 0
+        outer_depth, outer_try = self.depth, self.try_key
+        self.depth, self.try_key = 0, None
         self.body(node.body, inner)
-        self.depth = outer_depth
+        self.depth, self.try_key = outer_depth, outer_try
         info.is_generator = inner.is_generator
         self.facts.metrics[qualname] = measure(node, self.lines, docstring, inner.deepest)
         value: Expr = ("val", ("F", qualname))
@@ -423,7 +545,7 @@ class _Extractor:
             if isinstance(decorator, ast.Attribute) and decorator.attr in ("setter", "deleter"):
                 continue
             site = self.new_site()
-            self.emit("call", site, scope.owner, callee, (value,), ())
+            self.emit("call", site, scope.owner, callee, (value,), (), self.try_key)
             value = ("dec", site, value)
         return value
 
@@ -488,13 +610,34 @@ class _Extractor:
         self.bind(node.target, ("union", (value, kind)) if value and kind else value or kind, scope)
 
     def stmt_AugAssign(self, node: ast.AugAssign, scope: _Scope) -> None:
-        self.expr(node.value, scope)
-        if not isinstance(node.target, ast.Name):
-            self.expr(node.target, scope)
+        value = self.expr(node.value, scope)
+        target = node.target
+        if isinstance(target, ast.Subscript):  # ``x[k] += v`` reads ``x[k]`` first
+            target = ast.Subscript(target.value, target.slice, ast.Load())
+        current = self.expr(target, scope)
+        name = _BINARY[type(node.op)]
+        names = (f"__i{name}__", f"__{name}__")
+        self.bind(
+            node.target, self.operator(scope, current, value, names, (f"__r{name}__",)), scope
+        )
 
-    def stmt_For(self, node: ast.For, scope: _Scope) -> None:
+    def operator(
+        self,
+        scope: _Scope,
+        left: Expr | None,
+        right: Expr | None,
+        names: tuple[str, ...],
+        reflected: tuple[str, ...],
+    ) -> Expr | None:
+        if all(side is None or side[0] in _NEVER_INSTANCES for side in (left, right)):
+            return None
+        site = self.new_site()
+        self.emit("binop", site, scope.owner, left, right, names, reflected, self.try_key)
+        return ("var", site)
+
+    def stmt_For(self, node: ast.For | ast.AsyncFor, scope: _Scope) -> None:
         iterable = self.expr(node.iter, scope)
-        self.bind(node.target, iterable and ("iter", iterable), scope)
+        self.bind(node.target, self.iterate(iterable, scope, isinstance(node, ast.AsyncFor)), scope)
         self.body(node.body, scope)
         self.body(node.orelse, scope)
 
@@ -531,6 +674,8 @@ class _Extractor:
             for position, element in enumerate(target.elts):
                 if literal and not starred and value is not None:
                     self.bind(element, value[2][position], scope)
+                elif not starred:
+                    self.bind(element, value and ("unpack", value, position), scope)
                 else:
                     inner = element.value if isinstance(element, ast.Starred) else element
                     self.bind(inner, value and ("iter", value), scope)
@@ -548,9 +693,11 @@ class _Extractor:
                     self.emit("setattr", base, target.attr, value)
         elif isinstance(target, ast.Subscript):
             base = self.expr(target.value, scope)
-            self.expr(target.slice, scope)
+            index = self.expr(target.slice, scope)
+            self.dunder(scope, base, ("__setitem__",), index, value)
             if base is not None and value is not None:
-                self.emit("setitem", base, value)
+                key = index[1] if index is not None and index[0] == "const" else None
+                self.emit("setitem", base, value, _slot(key), index)
         elif isinstance(target, ast.Starred):
             self.bind(target.value, value, scope)
 
@@ -579,8 +726,12 @@ class _Extractor:
             # ``list[Item]``, ``dict[str, Item]``...: a container whose elements are instances
             inner = node.slice
             elements = inner.elts if isinstance(inner, ast.Tuple) else [inner]
-            if _decorator_name(node.value) in _MAPPING_TYPES:
-                elements = elements[-1:]
+            if _decorator_name(node.value) in _MAPPING_TYPES and len(elements) == 2:
+                key = self.new_site("dict")  # keys and values as a dict literal keeps them
+                self.flow(f"{key}.{KEYS}", self.annotation(elements[0], scope))
+                self.flow(f"{key}.{ELEMS}", self.annotation(elements[1], scope))
+                self.emit("assign", f"{key}.{OPAQUE}", ("val", True))
+                return ("seq", key, ())
             key = self.new_site("typed")
             for element in elements:
                 self.flow(f"{key}.{ELEMS}", self.annotation(element, scope))
@@ -611,7 +762,48 @@ class _Extractor:
         return None
 
     def expr_Name(self, node: ast.Name, scope: _Scope) -> Expr:
-        return ("var", self.lookup(scope, node.id))
+        key = self.lookup(scope, node.id)
+        if (
+            node.id in BUILTIN_NAMES
+            and node.id not in self.module_names
+            and key == f"{self.module}.{node.id}"
+        ):
+            return ("builtin", node.id)
+        return ("var", key)
+
+    def expr_Constant(self, node: ast.Constant, scope: _Scope) -> Expr | None:
+        if type(node.value) in (str, int, bytes):
+            return ("const", node.value)
+        return None
+
+    def expr_BinOp(self, node: ast.BinOp, scope: _Scope) -> Expr | None:
+        left, right = self.expr(node.left, scope), self.expr(node.right, scope)
+        name = _BINARY[type(node.op)]
+        return self.operator(scope, left, right, (f"__{name}__",), (f"__r{name}__",))
+
+    def expr_Compare(self, node: ast.Compare, scope: _Scope) -> None:
+        left = self.expr(node.left, scope)
+        for op, comparator in zip(node.ops, node.comparators, strict=True):
+            right = self.expr(comparator, scope)
+            if type(op) in _COMPARE:
+                name, reflected = _COMPARE[type(op)]
+                names = (name, "__eq__") if name == "__ne__" else (name,)
+                self.operator(scope, left, right, names, (reflected,))
+            elif isinstance(op, (ast.In, ast.NotIn)):
+                self.dunder(scope, right, ("__contains__",), left)
+            left = right
+
+    def expr_UnaryOp(self, node: ast.UnaryOp, scope: _Scope) -> Expr | None:
+        value = self.expr(node.operand, scope)
+        if isinstance(node.op, ast.USub) and value is not None and value[0] == "const":
+            return ("const", -value[1]) if type(value[1]) is int else None  # ``x[-1]``
+        name = _UNARY.get(type(node.op))
+        return self.dunder(scope, value, (name,)) if name else None
+
+    def expr_FormattedValue(self, node: ast.FormattedValue, scope: _Scope) -> None:
+        value = self.expr(node.value, scope)
+        self.expr(node.format_spec, scope)
+        self.dunder(scope, value, _FORMAT_METHODS.get(node.conversion, ("__format__",)))
 
     def expr_Attribute(self, node: ast.Attribute, scope: _Scope) -> Expr | None:
         base = self.expr(node.value, scope)
@@ -629,7 +821,9 @@ class _Extractor:
                 self.expr(arg, scope)
             return ("super", scope.cls, scope.self_key)
         callee = self.expr(func, scope)
-        args = tuple(None if isinstance(a, ast.Starred) else self.expr(a, scope) for a in node.args)
+        args = tuple(
+            STARRED if isinstance(a, ast.Starred) else self.expr(a, scope) for a in node.args
+        )
         for a in node.args:
             if isinstance(a, ast.Starred):
                 self.expr(a.value, scope)
@@ -637,7 +831,7 @@ class _Extractor:
         if callee is None:
             return None
         site = self.new_site()
-        self.emit("call", site, scope.owner, callee, args, kwargs)
+        self.emit("call", site, scope.owner, callee, args, kwargs, self.try_key)
         return ("var", site)
 
     def expr_Lambda(self, node: ast.Lambda, scope: _Scope) -> Expr:
@@ -664,7 +858,7 @@ class _Extractor:
         self,
         node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
         scope: _Scope,
-        elements: list[ast.expr],
+        produced: list[ast.expr],
     ) -> Expr:
         key = self.new_site("comp")
         names: set[str] = set()
@@ -675,10 +869,11 @@ class _Extractor:
         )
         for position, generator in enumerate(node.generators):
             iterable = self.expr(generator.iter, scope if position == 0 else inner)
-            self.bind(generator.target, iterable and ("iter", iterable), inner)
+            elements = self.iterate(iterable, inner, bool(generator.is_async))
+            self.bind(generator.target, elements, inner)
             for condition in generator.ifs:
                 self.expr(condition, inner)
-        for element in elements:
+        for element in produced:
             self.flow(f"{key}.{ELEMS}", self.expr(element, inner))
         return ("seq", key, ())
 
@@ -697,6 +892,7 @@ class _Extractor:
         key = self.new_site("seq")
         elements: list[Expr | None] = []
         positional = True
+        starred = any(isinstance(element, ast.Starred) for element in node.elts)
         for position, element in enumerate(node.elts):
             if isinstance(element, ast.Starred):
                 inner = self.expr(element.value, scope)
@@ -708,6 +904,8 @@ class _Extractor:
                 self.flow(f"{key}.{ELEMS}", value)
                 if positional and value is not None:
                     self.flow(f"{key}.{ITEM.format(position)}", value)
+                    if not starred:
+                        self.flow(f"{key}.{ITEM.format(position - len(node.elts))}", value)
                 elements.append(value)
         return ("seq", key, tuple(elements))
 
@@ -716,18 +914,29 @@ class _Extractor:
     def expr_Dict(self, node: ast.Dict, scope: _Scope) -> Expr:
         key = self.new_site("dict")
         for item_key, value in zip(node.keys, node.values, strict=True):
-            self.expr(item_key, scope)
+            written = self.expr(item_key, scope)
             inner = self.expr(value, scope)
-            self.flow(f"{key}.{ELEMS}", inner if item_key is not None else inner and ("sub", inner))
+            if item_key is None:  # ``**other``: keys unknown
+                self.flow(f"{key}.{ELEMS}", inner and ("sub", inner))
+                self.emit("assign", f"{key}.{OPAQUE}", ("val", True))
+            elif written is not None and written[0] == "const" and _slot(written[1]):
+                self.flow(f"{key}.{ELEMS}", inner)
+                self.flow(f"{key}.{_slot(written[1])}", inner)
+            else:
+                self.flow(f"{key}.{ELEMS}", inner)
+                self.flow(f"{key}.{KEYS}", written)
+                self.emit("assign", f"{key}.{OPAQUE}", ("val", True))
         return ("seq", key, ())
 
     def expr_Subscript(self, node: ast.Subscript, scope: _Scope) -> Expr | None:
         base = self.expr(node.value, scope)
-        self.expr(node.slice, scope)
-        index = node.slice
-        if isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0:
-            return base and ("index", base, index.value)
-        return base and ("sub", base)
+        index = self.expr(node.slice, scope)
+        if not isinstance(node.ctx, ast.Load):
+            return base and ("sub", base)
+        protocol = self.dunder(scope, base, ("__getitem__",), index)
+        if index is not None and index[0] == "const" and _slot(index[1]) is not None:
+            return base and ("union", (("index", base, _slot(index[1])), protocol))
+        return base and ("union", (("sub", base), protocol))
 
     def expr_Await(self, node: ast.Await, scope: _Scope) -> Expr | None:
         return self.expr(node.value, scope)
@@ -739,10 +948,10 @@ class _Extractor:
             self.flow(f"{scope.prefix}.{YIELD}", value)
 
     def expr_YieldFrom(self, node: ast.YieldFrom, scope: _Scope) -> None:
-        value = self.expr(node.value, scope)
+        value = self.iterate(self.expr(node.value, scope), scope)
         if scope.kind == "function":
             scope.is_generator = True
-            self.flow(f"{scope.prefix}.{YIELD}", value and ("iter", value))
+            self.flow(f"{scope.prefix}.{YIELD}", value)
 
     def expr_NamedExpr(self, node: ast.NamedExpr, scope: _Scope) -> Expr | None:
         value = self.expr(node.value, scope)
@@ -802,6 +1011,11 @@ def extract(
             body_start=body_start(tree),
         )
     )
+    has_walrus = any(":=" in line for line in lines)
+    if not any("import *" in line for line in lines):  # a star import may rebind builtins
+        extractor.module_names = frozenset(_declared(tree, has_walrus))
+    else:
+        extractor.module_names = BUILTIN_NAMES
     scope = _Scope("module", module, module)
     extractor.body(tree.body, scope)
     return extractor.facts
