@@ -21,10 +21,10 @@ from rich.markup import escape
 
 from corrupt.corruptors.models import CorruptionKind, CorruptorName, DeletionStyle
 from corrupt.errors import CorruptError
-from corrupt.outputs.export import ExportFormat
+from corrupt.outputs.formats import ExportFormat
 from corrupt.repos.sandboxes import SandboxName
 from corrupt.selection.models import ComplexityMetric, SliceName
-from corrupt.tasks.models import BuildMode
+from corrupt.tasks.modes import BuildMode
 
 if TYPE_CHECKING:
     from corrupt.repos.models import Checkout
