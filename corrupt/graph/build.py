@@ -39,7 +39,7 @@ def code_version() -> str:
     digest = hashlib.sha256()
     for path in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(path.read_bytes())
-    for library in ("radon", "networkx", "rustworkx", "scipy"):
+    for library in ("radon", "rustworkx"):
         digest.update(f"{library}={importlib.metadata.version(library)}".encode())
     digest.update(sys.version.encode())
     return digest.hexdigest()[:16]
