@@ -193,6 +193,14 @@ def test_parallel_parsing_gives_the_same_facts(src_layout):
     assert len(serial) == len(sources)
 
 
+def test_parallel_workers_fill_the_cache(src_layout, tmp_path):
+    _, sources = discover(src_layout)
+    contents, keys = read_sources(src_layout, sources)
+    cache = _Cache(tmp_path / "cache")
+    parsed = parse_all(sources, contents, keys, cache, workers=2, parallel_min_lines=0)
+    assert [cache.get(key) for key in keys] == parsed
+
+
 def test_committed_links_are_never_read(tmp_path):
     """A repository may commit ``mod.py -> /dev/zero`` (a hang) or a link to a secret."""
     (tmp_path / "pkg").mkdir()
