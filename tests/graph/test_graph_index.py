@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import textwrap
 from pathlib import Path
 
@@ -147,6 +148,13 @@ def test_only_broken_files_is_a_clear_error(tmp_path):
     write(tmp_path, {"bad.py": "def (\n"})
     with pytest.raises(NoPythonError, match="no parsable Python files"):
         build_code_graph(tmp_path, use_cache=False)
+    assert gc.isenabled()  # the build pauses the collector, and resumes it on errors too
+
+
+def test_the_collector_resumes_after_a_build(tmp_path):
+    write(tmp_path, {"m.py": "def a():\n    pass\n"})
+    build_code_graph(tmp_path, use_cache=False)
+    assert gc.isenabled()
 
 
 def test_crlf_and_bom_sources_keep_their_line_numbers(tmp_path):
