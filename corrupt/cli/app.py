@@ -21,10 +21,10 @@ from rich.markup import escape
 
 from corrupt.corruptors.models import CorruptionKind, CorruptorName, DeletionStyle
 from corrupt.errors import CorruptError
-from corrupt.outputs.export import ExportFormat
+from corrupt.outputs.formats import ExportFormat
 from corrupt.repos.sandboxes import SandboxName
 from corrupt.selection.models import ComplexityMetric, SliceName
-from corrupt.tasks.models import BuildMode
+from corrupt.tasks.modes import BuildMode
 
 if TYPE_CHECKING:
     from corrupt.repos.models import Checkout
@@ -42,8 +42,10 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-err_console = Console(stderr=True)
+# No emoji codes: the output never uses them, so ``:name:`` in a path or a name stays as
+# written, and rich's table of emoji (a large module) is never loaded.
+console = Console(emoji=False)
+err_console = Console(stderr=True, emoji=False)
 
 
 STAGE_LABELS = {
@@ -401,7 +403,7 @@ def score(
         console.print_json(json.dumps([g.as_dict() for g in groups]))
         return
     # Eleven columns: a log or a pipe gets them all rather than rich's default 80 characters.
-    wide = console if console.is_terminal else Console(width=max(console.width, 110))
+    wide = console if console.is_terminal else Console(width=max(console.width, 110), emoji=False)
     wide.print(score_table(groups))
     resolved = sum(s.resolved for s in run.scores)
     console.print(

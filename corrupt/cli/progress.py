@@ -18,7 +18,7 @@ from rich.progress import (
 from rich.table import Table
 
 from corrupt.tasks import build
-from corrupt.tasks.models import BuildMode
+from corrupt.tasks.modes import BuildMode
 from corrupt.tasks.store import CandidateRow, CandidateStatus
 
 

@@ -12,69 +12,73 @@ Degrees are counted on the same graph.
 Harmonic centrality is *outgoing* reach (DESIGN.md): for f, the sum over every
 other function g of 1/d(f -> g) along caller -> callee edges, 0 when g is
 unreachable; this equals networkx's ``harmonic_centrality`` on the reversed
-graph. Distances come from scipy's compiled shortest-path search in row blocks,
-PageRank from networkx, and betweenness (exact, normalised as networkx does)
-from rustworkx: networkx's pure-Python Brandes takes minutes on the call graph
-of a 100,000-line repository, rustworkx's takes about a second.
+graph. Everything runs on rustworkx, which imports in milliseconds where
+networkx, numpy and scipy take over a second (more than the metrics
+themselves on a 100,000-line repository): distances come from its parallel
+all-pairs search, tallied per distance, so the cost follows the number of
+reachable pairs; betweenness (exact, normalised as networkx does) from its
+Brandes, where networkx's pure-Python one takes minutes; PageRank is
+networkx's power iteration step for step (see :func:`pagerank`).
 """
 
 from __future__ import annotations
 
-import networkx as nx
-import numpy as np
+from collections import Counter
+
 import rustworkx as rx
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import shortest_path
 
 from corrupt.graph.local_metrics import LocalMetrics
 from corrupt.graph.models import FunctionMetrics, Symbol
 
-_ROW_BLOCK = 512
 
-
-def function_graph(symbols: dict[str, Symbol], edges: list[tuple[str, str]]) -> nx.DiGraph:
-    """The caller -> callee graph restricted to functions (see the module docstring)."""
-    graph = nx.DiGraph()
-    graph.add_nodes_from(sorted(q for q, s in symbols.items() if s.is_function))
-    graph.add_edges_from((a, b) for a, b in edges if a in graph and b in graph and a != b)
+def function_graph(symbols: dict[str, Symbol], edges: list[tuple[str, str]]) -> rx.PyDiGraph:
+    """The caller -> callee graph restricted to functions (see the module docstring):
+    node ``i`` holds the ``i``-th function name in sorted order, at most one edge per pair."""
+    names = sorted(q for q, s in symbols.items() if s.is_function)
+    index = {name: i for i, name in enumerate(names)}
+    pairs = {(index[a], index[b]) for a, b in edges if a in index and b in index and a != b}
+    graph = rx.PyDiGraph()
+    graph.add_nodes_from(names)
+    graph.add_edges_from_no_data(sorted(pairs))
     return graph
 
 
-def reach(graph: nx.DiGraph) -> tuple[dict[str, float], dict[str, float]]:
-    """Outgoing harmonic reach and distance-discount reach (sum of 0.5**d) per node."""
-    nodes = list(graph)
-    index = {node: i for i, node in enumerate(nodes)}
-    n = len(nodes)
-    harmonic = dict.fromkeys(nodes, 0.0)
-    discount = dict.fromkeys(nodes, 0.0)
-    if n == 0 or graph.number_of_edges() == 0:
-        return harmonic, discount
-    rows = [index[a] for a, _ in graph.edges]
-    cols = [index[b] for _, b in graph.edges]
-    matrix = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
-    sources = [i for i, node in enumerate(nodes) if graph.out_degree(node)]
-    for start in range(0, len(sources), _ROW_BLOCK):
-        block = sources[start : start + _ROW_BLOCK]
-        distances = shortest_path(matrix, method="D", directed=True, unweighted=True, indices=block)
-        reachable = np.isfinite(distances) & (distances > 0)
-        safe = np.where(reachable, distances, 1.0)
-        inverse = np.where(reachable, 1.0 / safe, 0.0).sum(axis=1)
-        halving = np.where(reachable, np.power(0.5, safe), 0.0).sum(axis=1)
-        for row, source in enumerate(block):
-            harmonic[nodes[source]] = float(inverse[row])
-            discount[nodes[source]] = float(halving[row])
+def reach(graph: rx.PyDiGraph) -> tuple[list[float], list[float]]:
+    """Outgoing harmonic reach and distance-discount reach (sum of 0.5**d) per node index."""
+    harmonic = [0.0] * graph.num_nodes()
+    discount = [0.0] * graph.num_nodes()
+    for source, lengths in rx.digraph_all_pairs_dijkstra_path_lengths(graph, _unit).items():
+        at_distance = Counter(lengths.values())
+        harmonic[source] = sum((count / d for d, count in at_distance.items()), 0.0)
+        discount[source] = sum((count * 0.5**d for d, count in at_distance.items()), 0.0)
     return harmonic, discount
 
 
-def betweenness(graph: nx.DiGraph) -> dict[str, float]:
-    """Normalised betweenness, equal to ``nx.betweenness_centrality(graph)``."""
-    nodes = list(graph)
-    index = {node: i for i, node in enumerate(nodes)}
-    copy = rx.PyDiGraph()
-    copy.add_nodes_from(nodes)
-    copy.add_edges_from_no_data([(index[a], index[b]) for a, b in graph.edges])
-    scores = rx.digraph_betweenness_centrality(copy, normalized=True)
-    return {node: float(scores[i]) for i, node in enumerate(nodes)}
+def _unit(_edge: object) -> float:
+    return 1.0
+
+
+def pagerank(graph: rx.PyDiGraph, alpha: float = 0.85, tol: float = 1e-6) -> list[float]:
+    """PageRank per node index as ``nx.pagerank(graph)`` computes it: the same start,
+    dangling-node share, operations in the same order and the same stop (L1 change
+    below ``n * tol``), so the values agree to rounding. networkx's default stops
+    after a handful of iterations, far from convergence, so a converged or
+    differently stopped implementation (rustworkx's) gives visibly other values.
+    Each step shrinks the change by ``alpha``, so the loop ends."""
+    n = graph.num_nodes()
+    share = [1.0 / degree if (degree := graph.out_degree(i)) else 0.0 for i in range(n)]
+    dangling = [i for i in range(n) if share[i] == 0.0]
+    edges = sorted(graph.edge_list())  # by caller, the order scipy sums in
+    uniform = 1.0 / n
+    rank = [uniform] * n
+    while True:
+        flow = [0.0] * n
+        for caller, callee in edges:
+            flow[callee] += rank[caller] * share[caller]
+        lost = sum(rank[i] for i in dangling)
+        last, rank = rank, [alpha * (f + lost * uniform) + (1 - alpha) * uniform for f in flow]
+        if sum(abs(new - old) for new, old in zip(rank, last, strict=True)) < n * tol:
+            return rank
 
 
 def function_metrics(
@@ -84,19 +88,19 @@ def function_metrics(
 ) -> dict[str, FunctionMetrics]:
     """Every metric of every function, keyed by qualified name."""
     graph = function_graph(symbols, edges)
-    n = graph.number_of_nodes()
+    n = graph.num_nodes()
     if n == 0:
         return {}
     harmonic, discount = reach(graph)
-    pagerank = nx.pagerank(graph)
-    between = betweenness(graph)
+    ranks = pagerank(graph)
+    between = rx.digraph_betweenness_centrality(graph, normalized=True)
     result = {}
-    for node in graph:
-        own = local.get(node)
-        result[node] = FunctionMetrics(
+    for node, name in enumerate(graph.nodes()):
+        own = local.get(name)
+        result[name] = FunctionMetrics(
             harmonic=harmonic[node],
             harmonic_norm=harmonic[node] / (n - 1) if n > 1 else 0.0,
-            pagerank=float(pagerank[node]),
+            pagerank=ranks[node],
             betweenness=float(between[node]),
             distance_discount=discount[node],
             in_degree=graph.in_degree(node),

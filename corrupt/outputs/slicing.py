@@ -15,7 +15,8 @@ from pydantic import ValidationError
 from corrupt.corruptors.models import CorruptionKind
 from corrupt.errors import InputError
 from corrupt.selection.models import SliceSpec
-from corrupt.tasks.models import BuildMode, Task
+from corrupt.tasks.models import Task
+from corrupt.tasks.modes import BuildMode
 
 
 def build_mode(task: Task) -> BuildMode:

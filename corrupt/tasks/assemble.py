@@ -31,9 +31,9 @@ from corrupt.tasks.models import (
     RepoRef,
     TargetRef,
     Task,
-    TaskMode,
     TestsRecord,
 )
+from corrupt.tasks.modes import TaskMode
 from corrupt.tasks.verify import Repair, Verification
 
 MAX_LISTED_FAILURES = 10

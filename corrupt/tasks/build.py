@@ -48,7 +48,8 @@ from corrupt.source.edits import EditScriptError
 from corrupt.source.functions import TargetNotFound
 from corrupt.tasks.assemble import build_task
 from corrupt.tasks.engine import engine_identity
-from corrupt.tasks.models import BuildMode, Task
+from corrupt.tasks.models import Task
+from corrupt.tasks.modes import BuildMode
 from corrupt.tasks.screen import RunBudget, TreeScreener
 from corrupt.tasks.serialize import corruption_from_dict, corruption_to_dict
 from corrupt.tasks.store import STORE_NAME, CandidateRow, CandidateStatus, Store

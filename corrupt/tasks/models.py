@@ -4,35 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-from enum import StrEnum
 
 from pydantic import BaseModel, Field, field_validator
 
 from corrupt.corruptors.models import CorruptionKind
+from corrupt.tasks.modes import TaskMode
 
 
 def _json_text(value: object) -> object:
     """Exports carry per-task maps as JSON text (see outputs/schema.py); read them back as maps."""
     return json.loads(value) if isinstance(value, str) else value
-
-
-class TaskMode(StrEnum):
-    """What the solver is told: which function to re-implement, or only that tests fail."""
-
-    REMOVE = "remove"
-    DISCOVERY = "discovery"
-
-
-class BuildMode(StrEnum):
-    """``corrupt build --mode``: multi-function tasks are discovery tasks built their own way."""
-
-    REMOVE = "remove"
-    DISCOVERY = "discovery"
-    MULTI = "multi"
-
-    @property
-    def task_mode(self) -> TaskMode:
-        return TaskMode.REMOVE if self is BuildMode.REMOVE else TaskMode.DISCOVERY
 
 
 class RepoRef(BaseModel):

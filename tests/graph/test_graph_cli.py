@@ -4,14 +4,27 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from corrupt.cli import app
 from corrupt.graph.report import METRICS
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
+# What the other stages need: the graph command and --help start without them.
+HEAVY = ("numpy", "scipy", "networkx", "docker", "git", "github", "openai", "libcst", "pyarrow")
+HEAVY_OURS = (
+    "corrupt.outputs.export",
+    "corrupt.scoring",
+    "corrupt.tasks.models",
+    "corrupt.repos.checkout",
+)
 
 
 def project(root: Path) -> Path:
@@ -98,3 +111,32 @@ def test_missing_directory(tmp_path):
     result = runner.invoke(app, ["graph", str(tmp_path / "nowhere")])
     assert result.exit_code == 2
     assert "is not a directory" in result.output
+
+
+def imported_by(args: list[str], cache: Path) -> set[str]:
+    """Every module ``python -m corrupt ARGS`` imports (from ``-X importtime``)."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "corrupt", *args],
+        cwd=ROOT,
+        env={**os.environ, "XDG_CACHE_HOME": str(cache)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = [line for line in result.stderr.splitlines() if line.startswith("import time:")]
+    return {line.rsplit("|", 1)[1].strip() for line in lines[1:]}
+
+
+@pytest.mark.parametrize("run", ["help", "cold", "warm"])
+def test_graph_command_imports_no_other_stage(tmp_path, run):
+    (tmp_path / "src").mkdir()
+    root = project(tmp_path / "src")
+    args = ["--help"] if run == "help" else ["graph", str(root), "--json", str(tmp_path / "g.json")]
+    if run == "warm":
+        imported_by(args, tmp_path / "cache")
+    modules = imported_by(args, tmp_path / "cache")
+    assert "typer" in modules
+    assert not {m for m in modules if m.split(".")[0] in HEAVY}
+    assert not {m for m in modules if m.startswith(HEAVY_OURS)}
+    if run == "warm":  # a cached graph needs neither the extractor, the resolver nor the metrics
+        assert not {"corrupt.graph.extract", "corrupt.graph.resolve", "rustworkx"} & modules

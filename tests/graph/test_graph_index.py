@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import textwrap
 from pathlib import Path
 
@@ -147,6 +148,13 @@ def test_only_broken_files_is_a_clear_error(tmp_path):
     write(tmp_path, {"bad.py": "def (\n"})
     with pytest.raises(NoPythonError, match="no parsable Python files"):
         build_code_graph(tmp_path, use_cache=False)
+    assert gc.isenabled()  # the build pauses the collector, and resumes it on errors too
+
+
+def test_the_collector_resumes_after_a_build(tmp_path):
+    write(tmp_path, {"m.py": "def a():\n    pass\n"})
+    build_code_graph(tmp_path, use_cache=False)
+    assert gc.isenabled()
 
 
 def test_crlf_and_bom_sources_keep_their_line_numbers(tmp_path):
@@ -191,6 +199,14 @@ def test_parallel_parsing_gives_the_same_facts(src_layout):
     parallel = parse_all(sources, contents, keys, _Cache(None), workers=2, parallel_min_lines=0)
     assert parallel == serial
     assert len(serial) == len(sources)
+
+
+def test_parallel_workers_fill_the_cache(src_layout, tmp_path):
+    _, sources = discover(src_layout)
+    contents, keys = read_sources(src_layout, sources)
+    cache = _Cache(tmp_path / "cache")
+    parsed = parse_all(sources, contents, keys, cache, workers=2, parallel_min_lines=0)
+    assert [cache.get(key) for key in keys] == parsed
 
 
 def test_committed_links_are_never_read(tmp_path):
