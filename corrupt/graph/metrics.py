@@ -14,16 +14,14 @@ other function g of 1/d(f -> g) along caller -> callee edges, 0 when g is
 unreachable; this equals networkx's ``harmonic_centrality`` on the reversed
 graph. Everything runs on rustworkx, which imports in milliseconds where
 networkx, numpy and scipy take over a second (more than the metrics
-themselves on a 100,000-line repository): distances come from its parallel
-all-pairs search, tallied per distance, so the cost follows the number of
-reachable pairs; betweenness (exact, normalised as networkx does) from its
+themselves on a 100,000-line repository): distances come from its
+breadth-first search, counted per distance layer, so the cost follows the number
+of reachable pairs; betweenness (exact, normalised as networkx does) from its
 Brandes, where networkx's pure-Python one takes minutes; PageRank is
 networkx's power iteration step for step (see :func:`pagerank`).
 """
 
 from __future__ import annotations
-
-from collections import Counter
 
 import rustworkx as rx
 
@@ -44,18 +42,19 @@ def function_graph(symbols: dict[str, Symbol], edges: list[tuple[str, str]]) -> 
 
 
 def reach(graph: rx.PyDiGraph) -> tuple[list[float], list[float]]:
-    """Outgoing harmonic reach and distance-discount reach (sum of 0.5**d) per node index."""
+    """Outgoing harmonic reach and distance-discount reach (sum of 0.5**d) per node index.
+
+    One breadth-first search per caller, counted layer by layer: memory stays
+    linear in the graph, where an all-pairs table grows with every reachable pair.
+    """
     harmonic = [0.0] * graph.num_nodes()
     discount = [0.0] * graph.num_nodes()
-    for source, lengths in rx.digraph_all_pairs_dijkstra_path_lengths(graph, _unit).items():
-        at_distance = Counter(lengths.values())
-        harmonic[source] = sum((count / d for d, count in at_distance.items()), 0.0)
-        discount[source] = sum((count * 0.5**d for d, count in at_distance.items()), 0.0)
+    for source in graph.node_indices():
+        if graph.out_degree(source):
+            layers = rx.bfs_layers(graph, [source])[1:]
+            harmonic[source] = sum(len(layer) / d for d, layer in enumerate(layers, 1))
+            discount[source] = sum(len(layer) * 0.5**d for d, layer in enumerate(layers, 1))
     return harmonic, discount
-
-
-def _unit(_edge: object) -> float:
-    return 1.0
 
 
 def pagerank(graph: rx.PyDiGraph, alpha: float = 0.85, tol: float = 1e-6) -> list[float]:
