@@ -76,7 +76,10 @@ def parse_source(source: SourceFile, data: bytes) -> ModuleFacts | SkippedFile:
         return SkippedFile(source.path, f"syntax error at line {exc.lineno}: {exc.msg}")
     except (ValueError, RecursionError, MemoryError) as exc:
         return SkippedFile(source.path, f"cannot parse: {exc}")
-    return extract(tree, source.module, source.path, source.is_package, split_lines(text))
+    try:
+        return extract(tree, source.module, source.path, source.is_package, split_lines(text))
+    except RecursionError:  # ``ast.parse`` allows deeper nesting than a recursive walk
+        return SkippedFile(source.path, "nested too deeply to analyse")
 
 
 def _parse_job(job: tuple[_Cache, str, SourceFile, bytes]) -> bytes:

@@ -137,6 +137,15 @@ def test_broken_files_are_skipped_and_the_rest_builds(tmp_path):
     assert len(graph.skipped) == 2
 
 
+def test_a_file_too_deep_to_walk_is_skipped_not_a_crash(tmp_path):
+    """``ast.parse`` accepts a 2,500-term sum; walking it recursively would overflow."""
+    write(tmp_path, {"good.py": "def ok():\n    return 1\n"})
+    (tmp_path / "deep.py").write_text("x = " + " + ".join(["1"] * 2500) + "\n")
+    graph = build_code_graph(tmp_path, use_cache=False)
+    assert "good.ok" in graph.symbols
+    assert {s.file: s.reason for s in graph.skipped} == {"deep.py": "nested too deeply to analyse"}
+
+
 @pytest.mark.parametrize("files", [{}, {"notes.txt": "hello"}, {"tests/test_a.py": "x = 1\n"}])
 def test_no_python_code_is_a_clear_error(tmp_path, files):
     write(tmp_path, files)
