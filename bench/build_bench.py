@@ -1,14 +1,15 @@
-"""Build throughput: coverage-guided screening versus whole-suite screening.
+"""Build throughput under each screening mode: warm, fresh and whole-suite.
 
     python bench/build_bench.py REPO [--mode discovery] [--n 4] [--seed 0]
 
-Runs the same build twice in fresh output folders (environment and baseline
-come from the cache, so both runs pay only for corruption and verification):
-once as `corrupt build` does by default (candidates screened on the tests that
-cover the target, stopping at the failure budget) and once with
-`--full-suite-screening` (every candidate runs the whole suite, the approach
-earlier tools take). Prints verified tasks per minute, candidates screened per
-minute, and the ratio of the two builds' task rates.
+Runs the same build three times in fresh output folders (environment and
+baseline come from the cache, so every run pays only for corruption and
+verification): ``--screening warm`` (the default: a forked server that
+imported the suite once runs the covering tests), ``--screening fresh`` (a new
+interpreter per candidate) and ``--screening suite`` (every candidate runs the
+whole suite, the approach earlier tools take). Prints verified tasks per
+minute, candidates screened per minute, the ratios to whole-suite screening,
+and whether the three builds wrote the same tasks.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ import argparse
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from corrupt.tasks.build import Build, BuildOptions
+from corrupt.tasks.store import Store
 
 
-def measure(
-    repo: str, mode: str, n: int, seed: int, full_suite: bool, jobs: int
-) -> dict[str, float]:
+def measure(repo: str, mode: str, n: int, seed: int, screening: str, jobs: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         options = BuildOptions(
             repo=repo,
@@ -32,11 +33,12 @@ def measure(
             n=n,
             seed=seed,
             jobs=jobs,
-            full_suite_screening=full_suite,
+            screening=screening,
         )
         started = time.monotonic()
         summary = Build(options).run()
         minutes = (time.monotonic() - started) / 60
+        ids = sorted(t.task_id for t in Store.open(Path(tmp) / "out").list_tasks())
     tried = sum(m.tried for m in summary.modes.values())
     return {
         "tasks": summary.tasks,
@@ -46,6 +48,7 @@ def measure(
         "tasks_per_min": summary.tasks / minutes,
         "candidates_per_min": tried / minutes,
         "runs_per_min": summary.test_runs / minutes,
+        "ids": ids,
     }
 
 
@@ -58,10 +61,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
     # warm the caches (clone, environment, baseline) so neither measured build pays for them
-    measure(args.repo, "remove", 1, args.seed, False, 1)
+    measure(args.repo, "remove", 1, args.seed, "fresh", 1)
     rows = {
-        "coverage-guided": measure(args.repo, args.mode, args.n, args.seed, False, args.jobs),
-        "full-suite": measure(args.repo, args.mode, args.n, args.seed, True, args.jobs),
+        name: measure(args.repo, args.mode, args.n, args.seed, name, args.jobs)
+        for name in ("warm", "fresh", "suite")
     }
     print(f"repo {args.repo}  mode {args.mode}  n {args.n}  seed {args.seed}  jobs {args.jobs}")
     print(
@@ -73,15 +76,16 @@ def main() -> None:
             f"{name:<16}{r['tasks']:>6}{r['candidates']:>7}{r['test_runs']:>6}{r['minutes']:>9.2f}"
             f"{r['tasks_per_min']:>11.2f}{r['candidates_per_min']:>11.2f}{r['runs_per_min']:>10.1f}"
         )
-    fast, slow = rows["coverage-guided"], rows["full-suite"]
-    if slow["tasks_per_min"]:
-        print(
-            f"ratio (coverage-guided / full-suite) tasks/min: {fast['tasks_per_min'] / slow['tasks_per_min']:.2f}x"
-        )
-    if slow["candidates_per_min"]:
-        print(
-            f"ratio candidates/min: {fast['candidates_per_min'] / slow['candidates_per_min']:.2f}x"
-        )
+    slow = rows["suite"]
+    for name in ("warm", "fresh"):
+        fast = rows[name]
+        if slow["tasks_per_min"] and slow["candidates_per_min"]:
+            print(
+                f"{name} / suite: tasks/min {fast['tasks_per_min'] / slow['tasks_per_min']:.2f}x, "
+                f"candidates/min {fast['candidates_per_min'] / slow['candidates_per_min']:.2f}x"
+            )
+    same = rows["warm"]["ids"] == rows["fresh"]["ids"]
+    print(f"warm and fresh wrote the same tasks: {'yes' if same else 'NO'}")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from corrupt.errors import CorruptError
 from corrupt.outputs.formats import ExportFormat
 from corrupt.repos.sandboxes import SandboxName
 from corrupt.selection.models import ComplexityMetric, SliceName
-from corrupt.tasks.modes import BuildMode
+from corrupt.tasks.modes import BuildMode, ScreeningMode
 
 if TYPE_CHECKING:
     from corrupt.repos.models import Checkout
@@ -130,8 +130,10 @@ def build(
     min_lines: int = typer.Option(5, help="minimum code lines of a target function"),
     min_covering: int = typer.Option(5, help="minimum tests covering a target function"),
     time_limit: float = typer.Option(60.0, help="seconds the baseline suite may take"),
-    full_suite_screening: bool = typer.Option(
-        False, help="screen candidates on the whole suite (slow)"
+    screening: ScreeningMode = typer.Option(
+        ScreeningMode.WARM,
+        help="warm: fork a server that imported the suite once; fresh: a new interpreter per "
+        "candidate; suite: the whole suite per candidate (slow)",
     ),
     deletion_style: DeletionStyle = typer.Option(
         DeletionStyle.RAISE, help="raise (NotImplementedError) or pass"
@@ -144,7 +146,7 @@ def build(
     llm_model: str | None = typer.Option(None, help="model name for --corruptor llm"),
 ) -> None:
     """Build verified, difficulty-tuned tasks from a repository."""
-    from corrupt.cli.progress import RichProgress, stage_table, summary_table
+    from corrupt.cli.progress import RichProgress, screening_line, stage_table, summary_table
     from corrupt.tasks.build import Build, BuildOptions
 
     if no_isolation and sandbox == SandboxName.LOCAL:  # with docker it is refused, not warned about
@@ -172,7 +174,7 @@ def build(
         min_lines=min_lines,
         min_covering=min_covering,
         time_limit=time_limit,
-        full_suite_screening=full_suite_screening,
+        screening=screening,
         deletion_style=deletion_style,
         min_stars=min_stars,
         api_url=api_url,
@@ -188,6 +190,7 @@ def build(
         f"{summary.eligible} of {summary.functions} functions eligible, {summary.in_slice} in the slice; "
         f"{summary.test_runs} test runs"
     )
+    console.print(screening_line(summary.screening), highlight=False)
     short = [m for m, s in summary.modes.items() if s.tasks < s.requested]
     if short:
         err_console.print(

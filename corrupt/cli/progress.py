@@ -132,3 +132,18 @@ def stage_table(summary: build.BuildSummary) -> Table:
     for name, seconds in summary.stage_seconds.items():
         table.add_row(name, f"{seconds:.1f}")
     return table
+
+
+def screening_line(record: dict[str, object]) -> str:
+    """One line on how candidates were screened, and for warm screening whether it held."""
+    mode = record.get("mode")
+    if mode != "warm":
+        return f"screening: {mode} (a new interpreter per candidate)"
+    runs, fallbacks = record.get("warm_runs", 0), record.get("fallbacks", 0)
+    line = f"screening: warm, {runs} candidates in the warm server, {fallbacks} run fresh"
+    reasons = record.get("fallback_reasons")
+    if isinstance(reasons, dict) and reasons:
+        line += " (" + "; ".join(f"{n}× {why}" for why, n in reasons.items()) + ")"
+    if not record.get("warm"):
+        line += f"; warm screening turned off for this repository: {record.get('reason')}"
+    return line

@@ -25,21 +25,32 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
+import select
 import signal
 import subprocess
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
+from typing import Any
 
 from corrupt.cache import cache_root
+from corrupt.errors import SandboxError
 from corrupt.repos.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
 from corrupt.repos.environment import create_environment
 from corrupt.repos.launch import network_mode, started, unboxed
 from corrupt.repos.limits import confined
 from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment, Limits
-from corrupt.repos.sandbox import Sandbox, io_file_names, read_outputs, with_io_dir, write_inputs
+from corrupt.repos.sandbox import (
+    Sandbox,
+    Service,
+    io_file_names,
+    read_outputs,
+    with_io_dir,
+    write_inputs,
+)
 from corrupt.repos.scratch import remove_tree, scratch_dir
 
 PASSED_THROUGH = ("LANG", "LANGUAGE", "TZ", "TERM")
@@ -73,40 +84,142 @@ class LocalSandbox(Sandbox):
 
     def run(self, env: Environment, tree: Path, command: Command) -> CommandResult:
         io_file_names(command)
-        tree = Path(tree).resolve()
-        limits = command.limits
         scratch = scratch_dir("run-")
         try:
-            io = scratch / "io"
-            io.mkdir()
-            write_inputs(io, command.files)
-            argv = with_io_dir(list(command.argv), str(io))
-            if argv and argv[0] == "python":
-                argv[0] = env.python
-            if self.isolation:
-                child_env = _scrubbed_env(env, home=HOME, tmp="/tmp")
-                network = network_mode(child_env) if limits.network else "none"
-                box = Box(
-                    read_only=(Path(env.location), *interpreter_roots()),
-                    writable=(io,),
-                    workdir=(tree, WORKDIR),
-                    network=network,
-                    tmp_mb=limits.disk_mb,
-                )
-                launch = functools.partial(started, require_bwrap(), box, argv, tree)
-            else:
-                for name in ("home", "tmp"):
-                    (scratch / name).mkdir()
-                child_env = _scrubbed_env(env, home=str(scratch / "home"), tmp=str(scratch / "tmp"))
-                launch = functools.partial(unboxed, argv, tree)
-            child_env.update(
-                zip(command.env, with_io_dir(list(command.env.values()), str(io)), strict=True)
-            )
-            result = _run(launch, child_env, limits, scratch)
+            launch, child_env, io = self._launcher(env, Path(tree).resolve(), command, scratch)
+            result = _run(launch, child_env, command.limits, scratch)
             result.files = read_outputs(io, command.collect)
             return result
         finally:
             remove_tree(scratch)
+
+    def serve(self, env: Environment, tree: Path, command: Command) -> LocalService:
+        io_file_names(command)
+        scratch = scratch_dir("serve-")
+        try:
+            launch, child_env, io = self._launcher(env, Path(tree).resolve(), command, scratch)
+            return LocalService(launch, child_env, command.limits, scratch, io)
+        except BaseException:
+            remove_tree(scratch)
+            raise
+
+    def _launcher(
+        self, env: Environment, tree: Path, command: Command, scratch: Path
+    ) -> tuple[
+        Callable[..., AbstractContextManager[subprocess.Popen[bytes]]], dict[str, str], Path
+    ]:
+        """How to start ``command`` (in a box, or unboxed), its environment, and its I/O folder."""
+        io = scratch / "io"
+        io.mkdir()
+        write_inputs(io, command.files)
+        argv = with_io_dir(list(command.argv), str(io))
+        if argv and argv[0] == "python":
+            argv[0] = env.python
+        launch: Callable[..., AbstractContextManager[subprocess.Popen[bytes]]]
+        if self.isolation:
+            child_env = _scrubbed_env(env, home=HOME, tmp="/tmp")
+            network = network_mode(child_env) if command.limits.network else "none"
+            box = Box(
+                read_only=(Path(env.location), *interpreter_roots()),
+                writable=(io,),
+                workdir=(tree, WORKDIR),
+                network=network,
+                tmp_mb=command.limits.disk_mb,
+            )
+            launch = functools.partial(started, require_bwrap(), box, argv, tree)
+        else:
+            for name in ("home", "tmp"):
+                (scratch / name).mkdir()
+            child_env = _scrubbed_env(env, home=str(scratch / "home"), tmp=str(scratch / "tmp"))
+            launch = functools.partial(unboxed, argv, tree)
+        child_env.update(
+            zip(command.env, with_io_dir(list(command.env.values()), str(io)), strict=True)
+        )
+        return launch, child_env, io
+
+
+class LocalService(Service):
+    """A long-lived command in a box, spoken to in JSON lines on its stdin and stdout."""
+
+    def __init__(
+        self,
+        launch: Callable[..., AbstractContextManager[subprocess.Popen[bytes]]],
+        env: dict[str, str],
+        limits: Limits,
+        scratch: Path,
+        io: Path,
+    ) -> None:
+        self.scratch, self.io = scratch, io
+        self._stack = ExitStack()
+        self._buffer = b""
+        try:
+            preexec = self._stack.enter_context(confined(limits))
+            log = self._stack.enter_context(open(scratch / "stderr", "wb"))  # noqa: SIM115
+            self.proc = self._stack.enter_context(
+                launch(
+                    env=env,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    start_new_session=True,
+                    preexec_fn=preexec,
+                )
+            )
+        except BaseException:
+            self._stack.close()
+            raise
+        self._stack.callback(self._end)
+
+    def send(self, message: dict[str, Any]) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            stdin.write(json.dumps(message).encode("utf-8") + b"\n")
+            stdin.flush()
+        except (BrokenPipeError, ValueError):
+            raise SandboxError(f"the server ended: {self._last_words()}") from None
+
+    def receive(self, timeout: float) -> dict[str, Any]:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([stdout], [], [], left)[0]:
+                raise SandboxError(f"the server did not answer within {timeout:.0f} s")
+            chunk = os.read(stdout.fileno(), 1 << 16)
+            if not chunk:
+                raise SandboxError(f"the server ended: {self._last_words()}")
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            raise SandboxError("the server wrote something that is not a JSON line") from None
+        if not isinstance(message, dict):
+            raise SandboxError("the server wrote something that is not a JSON object")
+        return message
+
+    def outputs(self, names: list[str]) -> dict[str, bytes]:
+        found = read_outputs(self.io, names)
+        for name in names:
+            with contextlib.suppress(OSError):
+                (self.io / name).unlink()
+        return found
+
+    def close(self) -> None:
+        self._stack.close()
+
+    def _end(self) -> None:
+        _kill_group(self.proc.pid)
+        self.proc.wait()
+        remove_tree(self.scratch)
+
+    def _last_words(self) -> str:
+        with contextlib.suppress(OSError):
+            tail = _tail(self.scratch / "stderr").strip().splitlines()
+            return tail[-1] if tail else "no output"
+        return "no output"
 
 
 def _run(

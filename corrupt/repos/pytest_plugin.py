@@ -36,6 +36,9 @@ _ROOT = os.getcwd()
 _SKIP_FRAMES = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, os.path.basename(__file__))
 _MAX_MESSAGE = 2000
 _MAX_FRAMES = 60
+# A run whose tests hit the per-test timeout this often is hung on the
+# corruption: stop it instead of waiting out the whole-run timeout.
+TIMEOUTS_TO_STOP = 3
 
 
 class Timeout(Exception):
@@ -65,9 +68,10 @@ class _Reporter:
         self.select = None
         if select:
             with open(select, encoding="utf-8") as fh:
-                self.select = {line.rstrip("\n") for line in fh if line.strip()}
+                self.select = [line.rstrip("\n") for line in fh if line.strip()]
         self.phases = {}
         self.coverage = None
+        self.timeouts = 0
 
     def write(self, record):
         if not self.path:
@@ -82,11 +86,11 @@ class _Reporter:
     def pytest_collection_modifyitems(self, config, items):
         if self.select is None:
             return
-        kept = [item for item in items if item.nodeid in self.select]
-        dropped = [item for item in items if item.nodeid not in self.select]
+        chosen = set(self.select)
+        dropped = [item for item in items if item.nodeid not in chosen]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
+        items[:] = in_select_order([i for i in items if i.nodeid in chosen], self.select)
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -128,6 +132,10 @@ class _Reporter:
         info["duration"] += report.duration
         if report.failed and "failed" not in info:
             info["failed"] = report.when
+            if call.excinfo is not None and call.excinfo.errisinstance(Timeout):
+                self.timeouts += 1
+                if self.timeouts >= TIMEOUTS_TO_STOP:
+                    item.session.shouldstop = f"{self.timeouts} tests hit the per-test timeout"
             if call.excinfo is not None:
                 info.update(_describe(call.excinfo))
             else:  # e.g. strict xpass: no exception, just a failed report
@@ -163,14 +171,31 @@ class _Reporter:
         )
 
     def pytest_sessionfinish(self, session, exitstatus):
+        self.finish(session)
+
+    def finish(self, session):
         self.write(
             {
                 "kind": "session",
-                "exitstatus": int(exitstatus),
                 "stopped": bool(session.shouldfail or session.shouldstop),
+                "hung": self.timeouts >= TIMEOUTS_TO_STOP,
                 "worker": os.environ.get("PYTEST_XDIST_WORKER"),
             }
         )
+
+
+def in_select_order(items, select):
+    """``items`` with their test files in the order ``select`` names them first.
+
+    The caller orders the selection (corrupt puts the fastest files first, so
+    a failure budget is spent soon); tests keep their collection order within
+    a file, so module fixtures and tests that rely on file order behave as in
+    a full run.
+    """
+    rank = {}
+    for nodeid in select:
+        rank.setdefault(nodeid.split("::", 1)[0], len(rank))
+    return sorted(items, key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
 
 
 def _raise_timeout(signum, frame):

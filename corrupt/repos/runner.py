@@ -147,26 +147,46 @@ def run_tests(
     limits = replace(limits or Limits(), timeout=timeout)
     command = Command(argv=argv, env=extra_env, limits=limits, files=files, collect=collect)
     result = sandbox.run(env, tree, command)
-    report, started = _parse(result.files.get(REPORT))
-    output = (result.stdout + result.stderr).splitlines()
-    report.duration = result.duration
-    report.exit_code = result.exit_code
-    report.timed_out = result.timed_out
-    report.output_tail = "\n".join(output[-TAIL_LINES:])
-    # Gone, or swapped by a test for a FIFO, a link or a huge file:
-    unreadable = None if REPORT in result.files else "the run's report is missing or unreadable"
-    if result.timed_out:
-        _mark_unfinished(report, started, "Timeout", "killed by the whole-run timeout")
-    elif result.killed:
-        _mark_unfinished(
-            report, started, "Killed", f"the sandbox stopped the run ({result.killed})"
-        )
-    if select is not None and (
-        unreadable or not (result.timed_out or result.killed or report.stopped_early)
-    ):
-        _mark_missing(report, select, unreadable)
+    report = read_report(
+        result.files.get(REPORT),
+        select=select,
+        duration=result.duration,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        killed=result.killed,
+        output=result.stdout + result.stderr,
+    )
     if coverage:
         report.line_coverage = _read_coverage(result.files.get(COVERAGE))
+    return report
+
+
+def read_report(
+    data: bytes | None,
+    *,
+    select: Sequence[str] | None,
+    duration: float,
+    exit_code: int | None,
+    timed_out: bool,
+    killed: str | None,
+    output: str,
+) -> TestReport:
+    """The report the plugin wrote (``data``), completed with what the run's end says:
+    tests cut off by a kill fail, selected tests that never reported are errors."""
+    report, started = _parse(data)
+    lines = output.splitlines()
+    report.duration = duration
+    report.exit_code = exit_code
+    report.timed_out = timed_out or report.timed_out
+    report.output_tail = "\n".join(lines[-TAIL_LINES:])
+    # Gone, or swapped by a test for a FIFO, a link or a huge file:
+    unreadable = None if data is not None else "the run's report is missing or unreadable"
+    if timed_out:
+        _mark_unfinished(report, started, "Timeout", "killed by the whole-run timeout")
+    elif killed:
+        _mark_unfinished(report, started, "Killed", f"the sandbox stopped the run ({killed})")
+    if select is not None and (unreadable or not (timed_out or killed or report.stopped_early)):
+        _mark_missing(report, select, unreadable)
     return report
 
 
@@ -216,7 +236,9 @@ def _parse(data: bytes | None) -> tuple[TestReport, list[str]]:
         elif kind == "collect_error":
             report.collect_errors[record["nodeid"]] = record["message"]
         elif kind == "session":
-            report.stopped_early = report.stopped_early or record["stopped"]
+            report.stopped_early = report.stopped_early or bool(record.get("stopped"))
+            # the plugin stopped a run whose tests kept hitting the per-test timeout
+            report.timed_out = report.timed_out or bool(record.get("hung"))
     return report, started
 
 

@@ -18,6 +18,7 @@ import stat
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from corrupt.errors import SandboxError
 from corrupt.repos.models import IO_DIR, Checkout, Command, CommandResult, Environment
@@ -50,8 +51,37 @@ class Sandbox(ABC):
         afterwards come back in ``CommandResult.files``.
         """
 
+    def serve(self, env: Environment, tree: Path, command: Command) -> Service | None:
+        """Start ``command`` as a long-lived server in ``tree``, or None where this sandbox
+        cannot keep one (callers then run a fresh command each time).
+
+        The server gets the same box, environment and limits as :meth:`run`,
+        but no deadline: it lives until :meth:`Service.close`.
+        """
+        return None
+
     def close(self) -> None:  # noqa: B027 - optional hook, most sandboxes hold nothing
         """Release engine connections; safe to call twice."""
+
+
+class Service(ABC):
+    """A server started by :meth:`Sandbox.serve`: JSON lines in, JSON lines out."""
+
+    @abstractmethod
+    def send(self, message: dict[str, Any]) -> None:
+        """Write one request; SandboxError when the server is gone."""
+
+    @abstractmethod
+    def receive(self, timeout: float) -> dict[str, Any]:
+        """The next reply; SandboxError when none comes within ``timeout`` or the server is gone."""
+
+    @abstractmethod
+    def outputs(self, names: list[str]) -> dict[str, bytes]:
+        """Take the named files out of the server's I/O folder (as ``Command.collect``)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """End the server and everything it started; safe to call twice."""
 
 
 def with_io_dir(values: list[str], where: str) -> list[str]:

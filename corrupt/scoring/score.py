@@ -245,9 +245,7 @@ def score_one(
     truth = ground_truth(task)
     with Workspace(context.checkout) as workspace:
         workspace.put(dict(corrupted))
-        screener = TreeScreener(
-            context.sandbox, context.env, workspace, _budget(task), full_suite=False
-        )
+        screener = TreeScreener(context.sandbox, context.env, workspace, _budget(task))
         judged = _Judged(task, prediction, context.epsilon, len(truth))
         try:
             patch = read_patch(prediction.model_patch, _reader(workspace), workspace.path)

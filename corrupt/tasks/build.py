@@ -49,8 +49,8 @@ from corrupt.source.functions import TargetNotFound
 from corrupt.tasks.assemble import build_task
 from corrupt.tasks.engine import engine_identity
 from corrupt.tasks.models import Task
-from corrupt.tasks.modes import BuildMode
-from corrupt.tasks.screen import RunBudget, TreeScreener
+from corrupt.tasks.modes import BuildMode, ScreeningMode
+from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy
 from corrupt.tasks.serialize import corruption_from_dict, corruption_to_dict
 from corrupt.tasks.store import STORE_NAME, CandidateRow, CandidateStatus, Store
 from corrupt.tasks.verify import make_repair, static_problems, verify_dynamic
@@ -92,7 +92,7 @@ class BuildOptions:
     min_lines: int = 5
     min_covering: int = 5
     time_limit: float = 60.0
-    full_suite_screening: bool = False
+    screening: str = ScreeningMode.WARM
     deletion_style: str = DeletionStyle.RAISE
     min_stars: int = 0
     api_url: str | None = None
@@ -116,6 +116,7 @@ class BuildOptions:
         self.corruptor = _choice(self.corruptor, CorruptorName, "corruptor")
         self.sandbox = _choice(self.sandbox, SandboxName, "sandbox")
         self.deletion_style = _choice(self.deletion_style, DeletionStyle, "deletion style")
+        self.screening = _choice(self.screening, ScreeningMode, "screening")
         return self
 
     def modes(self) -> list[BuildMode]:
@@ -145,6 +146,7 @@ class BuildSummary:
     modes: dict[str, ModeSummary]
     stage_seconds: dict[str, float]
     test_runs: int
+    screening: dict[str, object] = field(default_factory=dict)  # the mode and, for warm, its record
     jsonl: Path | None = None
 
     @property
@@ -241,6 +243,7 @@ class Build:
                     ordered = self._order(targets, spec_)
                 run = _Run(self, ready, sandbox, store, spec_, single)
                 modes = run.all_modes(ordered, stack)
+                store.set_meta("screening", run.screening())
             jsonl = store.write_jsonl()
         except BaseException:
             for opened in stores:
@@ -259,6 +262,7 @@ class Build:
             modes=modes,
             stage_seconds=self.stage_seconds,
             test_runs=run.test_runs(),
+            screening=run.screening(),
             jsonl=jsonl,
         )
 
@@ -414,9 +418,15 @@ class _Run:
         self.budget = RunBudget.from_baseline(ready.baseline)
         self.workers: Queue[TreeScreener] = Queue()  # one per job, each on its own working copy
         self._screeners: list[TreeScreener] = []
+        self.policy = WarmPolicy()
 
     def test_runs(self) -> int:
         return sum(s.runs for s in self._screeners)
+
+    def screening(self) -> dict[str, object]:
+        """How candidates were screened; for warm, whether it held and what fell back."""
+        mode = ScreeningMode(self.o.screening)
+        return {"mode": str(mode), **(self.policy.as_dict() if mode == ScreeningMode.WARM else {})}
 
     def all_modes(self, ordered: list[Target], stack: ExitStack) -> dict[str, ModeSummary]:
         from corrupt.repos.workspace import Workspace
@@ -428,8 +438,11 @@ class _Run:
                 self.ready.env,
                 workspace,
                 self.budget,
-                full_suite=self.o.full_suite_screening,
+                screening=ScreeningMode(self.o.screening),
+                durations=self.ready.baseline.durations,
+                policy=self.policy,
             )
+            stack.callback(screener.close)  # before its working copy goes
             self._screeners.append(screener)
             self.workers.put(screener)
         pool = stack.enter_context(

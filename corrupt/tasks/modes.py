@@ -22,3 +22,16 @@ class BuildMode(StrEnum):
     @property
     def task_mode(self) -> TaskMode:
         return TaskMode.REMOVE if self is BuildMode.REMOVE else TaskMode.DISCOVERY
+
+
+class ScreeningMode(StrEnum):
+    """``corrupt build --screening``: how candidates are run on their covering tests.
+
+    ``warm`` forks a server that imported and collected the suite once,
+    ``fresh`` starts a new interpreter per candidate, ``suite`` runs the whole
+    suite per candidate with no failure budget (the slow reference).
+    """
+
+    WARM = "warm"
+    FRESH = "fresh"
+    SUITE = "suite"

@@ -1,0 +1,127 @@
+"""The host's side of warm screening: one pytest server per working copy.
+
+:mod:`corrupt.repos.warm_server` runs in the sandbox, imports the project and
+collects the suite once, and forks per candidate. :class:`WarmServer`
+starts it through :meth:`Sandbox.serve`, sends it candidates and reads their
+reports back in the runner's :class:`TestReport` form, so a warm run and a
+fresh run are interchangeable to the caller.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+
+from corrupt.errors import SandboxError
+from corrupt.repos.models import IO_DIR, Command, Environment, Limits, TestReport
+from corrupt.repos.runner import (
+    PLUGIN_SOURCE,
+    base_argv,
+    plugin_module,
+    read_report,
+    suite_args,
+    test_command,
+)
+from corrupt.repos.sandbox import Sandbox, Service
+
+SERVER_SOURCE = Path(__file__).with_name("warm_server.py")
+REPLY_MARGIN = 30.0  # seconds past a run's deadline before the server counts as hung
+CHILD_FAILED = 70  # warm_server's exit status for a child that failed in corrupt's own code
+
+
+class WarmUnavailable(Exception):
+    """The server could not start or stopped working; ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class WarmServer:
+    """A warm pytest process serving one working tree; see the module docstring."""
+
+    def __init__(
+        self, sandbox: Sandbox, env: Environment, tree: Path, *, startup_timeout: float
+    ) -> None:
+        module = plugin_module()
+        server = f"_corrupt_warm_{secrets.token_hex(8)}"
+        extra_env = test_command(tree)[1]
+        extra_env["PYTHONPATH"] = f"{IO_DIR}:{extra_env['PYTHONPATH']}"
+        argv = [
+            "python",
+            f"{IO_DIR}/{server}.py",
+            *base_argv(module)[3:],
+            f"--corrupt-report={IO_DIR}/collect.jsonl",
+            *suite_args(tree),
+        ]
+        files = {
+            f"{module}.py": PLUGIN_SOURCE.read_bytes(),
+            f"{server}.py": SERVER_SOURCE.read_bytes(),
+        }
+        command = Command(argv=argv, env=extra_env, limits=Limits(), files=files)
+        service = sandbox.serve(env, tree, command)
+        if service is None:
+            raise WarmUnavailable(f"the {sandbox.name} sandbox cannot keep a server")
+        self.service: Service = service
+        self._requests = 0
+        try:
+            ready = service.receive(startup_timeout)
+        except SandboxError as exc:
+            self.close()
+            raise WarmUnavailable(f"the warm server did not start: {exc.message}") from None
+        if not ready.get("ready"):
+            self.close()
+            raise WarmUnavailable(str(ready.get("reason") or "the warm server refused"))
+        self.collected = int(ready.get("collected") or 0)
+
+    def run(
+        self,
+        files: dict[str, str],
+        originals: dict[str, str],
+        select: Sequence[str] | None,
+        *,
+        max_failures: int | None,
+        timeout: float,
+        per_test_timeout: float | None,
+    ) -> TestReport | str:
+        """The report of ``select`` with ``files`` swapped in, or why this candidate needs a
+        fresh process. WarmUnavailable when the server itself stopped working."""
+        self._requests += 1
+        name = f"report-{self._requests}.jsonl"
+        request = {
+            "id": self._requests,
+            "files": files,
+            "originals": originals,
+            "select": list(select) if select is not None else None,
+            "maxfail": max_failures,
+            "per_test_timeout": per_test_timeout,
+            "deadline": timeout,
+            "report": name,
+        }
+        try:
+            self.service.send(request)
+            reply = self.service.receive(timeout + REPLY_MARGIN)
+            data = self.service.outputs([name]).get(name)
+        except SandboxError as exc:
+            raise WarmUnavailable(exc.message) from None
+        if reply.get("id") != request["id"]:
+            raise WarmUnavailable("the warm server answered out of turn")
+        if reply.get("fallback") is not None:
+            return str(reply["fallback"])
+        exit_code = reply.get("exit")
+        exit_code = exit_code if isinstance(exit_code, int) else None
+        if exit_code == CHILD_FAILED:
+            return "the warm child failed before running the tests"
+        return read_report(
+            data,
+            select=select,
+            duration=float(reply.get("seconds") or 0.0),
+            exit_code=exit_code,
+            timed_out=bool(reply.get("timed_out")),
+            killed=f"signal {-exit_code}" if exit_code is not None and exit_code < 0 else None,
+            output="",
+        )
+
+    def close(self) -> None:
+        self.service.close()

@@ -1,0 +1,401 @@
+"""corrupt's warm screening server: import and collect once, fork per candidate.
+
+Standalone like the pytest plugin (stdlib + pytest): the runner hands it to
+the sandbox as an input file and starts ``python <this file> <pytest args>``.
+A fresh interpreter per candidate spends most of its time starting, importing
+and collecting; this process does that once, then serves JSON-line requests
+on its stdin, one per candidate:
+
+``{"id", "files": {path: source}, "originals": {path: source}, "select":
+[nodeids], "maxfail", "per_test_timeout", "deadline", "report"}``
+
+For each it forks. The child swaps the candidate's code into the functions
+already imported (:func:`swap`), runs the selected tests (in the order the
+plugin gives them) through pytest's own run protocol, writes the plugin's
+report to ``report`` and exits; the parent kills it at ``deadline`` and
+answers ``{"id", "exit", "timed_out", "fallback", "seconds"}``. ``fallback``
+says why a candidate could not be swapped in (a change to code that runs at
+import, a function the module no longer reaches): the host then runs that
+candidate in a fresh process.
+
+Why a code swap and not a re-import: assigning ``function.__code__`` changes
+the behaviour of every reference to the function (aliases made by ``from m
+import f``, decorators' wrappers, registries, bound methods) while class and
+exception identities stay those of the import, as in a fresh process.
+
+The control channel is moved off fds 0 and 1 before pytest starts, so test
+output cannot corrupt it, and the child closes it before any test runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import select
+import signal
+import sys
+import threading
+import time
+import types
+
+CO_OPTIMIZED, CO_NEWLOCALS = 0x1, 0x2
+FALLBACK_EXIT = 3  # the child could not swap the candidate in
+CHILD_FAILED = 70  # the child failed in this file's code, not in a test
+IO = os.path.dirname(os.path.abspath(__file__))  # the run's I/O folder: reports go here
+POLL_SECONDS = (0.0005, 0.002, 0.01)  # child polling: short first, a runaway run costs little
+
+
+class NotSwappable(Exception):
+    """The candidate cannot be applied to the imported code: why, and where."""
+
+    def __init__(self, why, where):
+        super().__init__(f"{where}: {why}")
+        self.why = why
+
+
+def main():
+    requests = os.fdopen(os.dup(0), "rb")
+    replies = os.fdopen(os.dup(1), "wb", buffering=0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)  # whatever tests or plugins print goes to the log, never to the channel
+    sys.path[0] = os.getcwd()  # as ``python -m pytest`` has it: the working tree first
+    import pytest
+
+    server = Server(requests, replies, Calls())
+    status = pytest.main(sys.argv[1:], plugins=[server])
+    if not server.served:
+        server.send({"ready": False, "reason": f"pytest ended before serving (exit {int(status)})"})
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+class Server:
+    """The pytest plugin that replaces the run loop with the request loop."""
+
+    def __init__(self, requests, replies, calls):
+        self.requests, self.replies = requests, replies
+        self.calls = calls
+        self.served = False
+
+    def send(self, message):
+        self.replies.write((json.dumps(message) + "\n").encode("utf-8"))
+
+    def pytest_runtestloop(self, session):
+        self.served = True
+        session.ran_at_collection = self.calls.stop()
+        config = session.config
+        reporter = config.pluginmanager.get_plugin("corrupt-reporter")
+        if (
+            getattr(config.option, "numprocesses", None)
+            or getattr(config.option, "dist", "no") != "no"
+        ):
+            self.send({"ready": False, "reason": "the suite runs under pytest-xdist"})
+            return True
+        reporter.path = None  # each child reports to its own file
+        self.send({"ready": True, "collected": len(session.items), "pid": os.getpid()})
+        while True:
+            line = self.requests.readline()
+            if not line:
+                return True
+            self.send(self.serve(session, reporter, json.loads(line.decode("utf-8"))))
+
+    def serve(self, session, reporter, request):
+        began = time.monotonic()
+        reason_r, reason_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            status = CHILD_FAILED
+            try:
+                os.close(reason_r)
+                self.requests.close()
+                self.replies.close()
+                status = child(session, reporter, request, reason_w)
+            except BaseException as exc:  # noqa: BLE001 - the child must always exit here
+                os.write(2, f"warm child failed: {exc!r}\n".encode())
+            finally:
+                os._exit(status)
+        os.close(reason_w)
+        exit_code, timed_out = wait(pid, began + float(request["deadline"]))
+        reason = drain(reason_r).decode("utf-8", "replace")
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)  # whatever the tests started and left behind
+        return {
+            "id": request["id"],
+            "exit": exit_code,
+            "timed_out": timed_out,
+            "fallback": reason if exit_code == FALLBACK_EXIT else None,
+            "seconds": round(time.monotonic() - began, 4),
+        }
+
+
+def wait(pid, deadline):
+    """The child's exit code and whether the deadline killed it."""
+    polls = iter(POLL_SECONDS)
+    pause = next(polls)
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return decode_status(status), False
+        if time.monotonic() >= deadline:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None, True
+        time.sleep(pause)
+        pause = next(polls, pause)
+
+
+def decode_status(status):
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def drain(fd):
+    data = b""
+    while select.select([fd], [], [], 0)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.close(fd)
+    return data
+
+
+def child(session, reporter, request, reason_fd):
+    """Swap the candidate in, run its tests, report; the exit status says how it went."""
+    os.setpgid(0, 0)  # one group to kill, whatever the tests start
+    try:
+        swap(request["files"], request["originals"], session.ran_at_collection)
+    except NotSwappable as exc:
+        os.write(reason_fd, exc.why.encode("utf-8"))
+        return FALLBACK_EXIT
+    os.close(reason_fd)
+    import linecache
+
+    linecache.checkcache()  # tracebacks read the patched files, not lines cached at collection
+    plugin = sys.modules[type(reporter).__module__]
+    wanted = request["select"]
+    items = list(session.items)
+    if wanted is not None:
+        chosen = set(wanted)
+        items = plugin.in_select_order([i for i in items if i.nodeid in chosen], wanted)
+    reporter.path = os.path.join(IO, os.path.basename(request["report"]))
+    reporter.timeout = request.get("per_test_timeout")
+    session.config.option.maxfail = request.get("maxfail") or 0
+    session.testsfailed = 0
+    session.shouldfail = session.shouldstop = False
+    reporter.write({"kind": "collected", "count": len(items)})
+    for index, item in enumerate(items):
+        nextitem = items[index + 1] if index + 1 < len(items) else None
+        item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        if session.shouldfail or session.shouldstop:
+            break
+    reporter.finish(session)
+    return 0
+
+
+class Calls:
+    """The functions that run before serving starts: imports and collection.
+
+    Recorded once per code object (``sys.monitoring`` disables a location
+    after its first event; before 3.12 a profile hook keeps a dict by id).
+    """
+
+    def __init__(self):
+        self.codes = {}
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is not None:
+            try:
+                monitoring.use_tool_id(monitoring.PROFILER_ID, "corrupt-warm")
+            except ValueError:  # another profiler holds the slot
+                monitoring = None
+        self.monitoring = monitoring
+        if monitoring is not None:
+            events = monitoring.events
+            monitoring.register_callback(monitoring.PROFILER_ID, events.PY_START, self._started)
+            monitoring.set_events(monitoring.PROFILER_ID, events.PY_START)
+        else:
+            sys.setprofile(self._profile)
+            threading.setprofile(self._profile)
+
+    def _started(self, code, offset):
+        self.codes[id(code)] = code
+        return self.monitoring.DISABLE
+
+    def _profile(self, frame, event, arg):
+        if event == "call":
+            code = frame.f_code
+            self.codes[id(code)] = code
+
+    def stop(self):
+        """``{(real path, name, first line)}`` of every function that ran."""
+        monitoring = self.monitoring
+        if monitoring is not None:
+            monitoring.set_events(monitoring.PROFILER_ID, 0)
+            monitoring.register_callback(monitoring.PROFILER_ID, monitoring.events.PY_START, None)
+            monitoring.free_tool_id(monitoring.PROFILER_ID)
+        else:
+            sys.setprofile(None)
+            threading.setprofile(None)
+        paths = {}
+        ran = set()
+        for code in self.codes.values():
+            file = code.co_filename
+            if file not in paths:
+                paths[file] = os.path.realpath(file)
+            ran.add((paths[file], code.co_name, code.co_firstlineno))
+        self.codes = {}
+        return ran
+
+
+# -- swapping code ---------------------------------------------------------------
+
+
+def swap(files, originals, ran_at_collection):
+    """Give every imported function the candidate's code for it.
+
+    Only function bodies may differ (code that ran at import cannot be run
+    again), no changed function may have run while the suite was collected
+    (a test module that builds objects at import would see the change in a
+    fresh run, even fail to import), and every changed function defined at
+    import must be reachable, or the candidate would run partly unchanged.
+    """
+    root = os.getcwd()
+    for relative, source in files.items():
+        path = os.path.realpath(os.path.join(root, relative))
+        modules = [m for m in list(sys.modules.values()) if module_file(m) == path]
+        if not modules:
+            continue  # not imported yet: a test imports it from the patched file
+        original = originals.get(relative)
+        if original is None:
+            raise NotSwappable("imported, but no original to compare with", relative)
+        changes, required, altered = changed_functions(
+            compiled(original, path, relative), compiled(source, path, relative), relative
+        )
+        for name, line in sorted(altered):
+            if (path, name, line) in ran_at_collection:
+                raise NotSwappable("ran while the suite was collected", f"{relative}:{line} {name}")
+        swapped = set()
+        for module in modules:
+            for function in gc.get_referrers(vars(module)):
+                if not isinstance(function, types.FunctionType):
+                    continue
+                code = function.__code__
+                new = changes.get((code.co_name, code.co_firstlineno))
+                if new is None or not in_file(code, path):
+                    continue
+                try:
+                    function.__code__ = new
+                except ValueError as exc:  # its free variables changed
+                    raise NotSwappable(
+                        f"free variables changed ({exc})", f"{relative} {code.co_name}"
+                    ) from None
+                swapped.add((code.co_name, code.co_firstlineno))
+        missing = sorted(required - swapped)
+        if missing:
+            name, line = missing[0]
+            raise NotSwappable("not reachable from its module", f"{relative}:{line} {name}")
+
+
+def in_file(code, path):
+    return code.co_filename == path or os.path.realpath(code.co_filename) == path
+
+
+def module_file(module):
+    try:
+        file = vars(module).get("__file__")
+    except TypeError:
+        return None
+    return os.path.realpath(file) if isinstance(file, str) else None
+
+
+def compiled(source, path, relative):
+    try:
+        return compile(source, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        raise NotSwappable(f"does not compile ({exc})", relative) from None
+
+
+def changed_functions(old, new, relative):
+    """``({(name, old first line): new code}, {keys that must be swapped}, {keys whose own
+    code changed})``.
+
+    Code run at import (the module's and class bodies) must be the same but
+    for line numbers. A function whose code or lines changed is swapped (a
+    function that only moved keeps tracebacks right); one defined at import
+    must find a live object, one nested in a function may have none (it is
+    made again on each call).
+    """
+    changes, required, altered = {}, set(), set()
+
+    def walk(old_code, new_code, at_import):
+        olds, news = children(old_code), children(new_code)
+        if at_import and shape(old_code) != shape(new_code):
+            raise NotSwappable("the change reaches code that runs at import", relative)
+        if len(olds) != len(news):
+            raise NotSwappable("nested definitions changed", f"{relative} {old_code.co_name}")
+        for o, n in zip(olds, news):
+            function = bool(o.co_flags & CO_OPTIMIZED and o.co_flags & CO_NEWLOCALS)
+            if function and not same(o, n):
+                if o.co_name.startswith("<") and at_import:
+                    raise NotSwappable("the change reaches code that runs at import", relative)
+                key = (o.co_name, o.co_firstlineno)
+                if key in changes:
+                    raise NotSwappable("two definitions on one line", f"{relative} {o.co_name}")
+                changes[key] = n
+                if at_import:
+                    required.add(key)
+                if shape(o) != shape(n):
+                    altered.add(key)
+            walk(o, n, at_import and not function)
+
+    walk(old, new, True)
+    return changes, required, altered
+
+
+def children(code):
+    return [c for c in code.co_consts if isinstance(c, types.CodeType)]
+
+
+def shape(code):
+    """What a code object does, without its line numbers and nested code."""
+    consts = tuple(
+        ("<code>", c.co_name) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c))
+        for c in code.co_consts
+    )
+    return (
+        code.co_code,
+        consts,
+        code.co_names,
+        code.co_varnames,
+        code.co_freevars,
+        code.co_cellvars,
+        code.co_flags,
+        code.co_argcount,
+        code.co_kwonlyargcount,
+        getattr(code, "co_posonlyargcount", 0),
+    )
+
+
+def lines(code):
+    if hasattr(code, "co_lines"):
+        return (code.co_firstlineno, tuple(code.co_lines()))
+    return (code.co_firstlineno, code.co_lnotab)
+
+
+def same(old, new):
+    """Identical behaviour and line numbers, nested code included."""
+    if shape(old) != shape(new) or lines(old) != lines(new):
+        return False
+    return all(same(o, n) for o, n in zip(children(old), children(new)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,239 @@
+"""Warm screening on a real suite (tests/fixtures/repos_run/warm) in a real venv and box.
+
+Every warm result is checked against a fresh process running the same
+candidate: the warm server must be interchangeable with it or decline.
+"""
+
+from __future__ import annotations
+
+import pytest
+from repos_run_support import fixture_checkout, session_cache
+
+from corrupt.repos.local import LocalSandbox
+from corrupt.repos.runner import run_tests
+from corrupt.repos.warm import WarmServer
+from corrupt.repos.workspace import Workspace
+from corrupt.tasks.modes import ScreeningMode
+from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy
+
+LIB = "src/shapes/geometry.py"
+G = "tests/test_geometry.py::"
+ID = "tests/test_identity.py::"
+GEOMETRY_TESTS = [
+    G + name
+    for name in [
+        "test_add",
+        "test_double",
+        "test_triple",
+        "test_describe",
+        "test_sides",
+        "test_unit",
+        "test_area",
+        "test_table",
+        "test_clamp",
+        "test_state_starts_empty",
+    ]
+]
+IDENTITY_TESTS = [f"{ID}test_identity[{n}]" for n in range(1, 6)]
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory):
+    checkout = fixture_checkout("warm", tmp_path_factory)
+    sandbox = LocalSandbox(cache_dir=session_cache(tmp_path_factory))
+    return checkout, sandbox, sandbox.prepare(checkout)
+
+
+@pytest.fixture(scope="module")
+def ws(shapes):
+    with Workspace(shapes[0]) as workspace:
+        yield workspace
+
+
+@pytest.fixture(scope="module")
+def server(shapes, ws):
+    _, sandbox, env = shapes
+    warm = WarmServer(sandbox, env, ws.path, startup_timeout=60)
+    yield warm
+    warm.close()
+
+
+def original(ws) -> str:
+    return (ws.path / LIB).read_text()
+
+
+def warm_run(server, ws, new, tests, *, timeout=30.0, per_test_timeout=5.0, max_failures=None):
+    before = original(ws)
+    with ws.patched({LIB: new}):
+        return server.run(
+            {LIB: new},
+            {LIB: before},
+            tests,
+            max_failures=max_failures,
+            timeout=timeout,
+            per_test_timeout=per_test_timeout,
+        )
+
+
+def fresh_run(shapes, ws, new, tests, *, max_failures=None):
+    _, sandbox, env = shapes
+    with ws.patched({LIB: new}):
+        return run_tests(
+            sandbox, env, ws.path, select=tests, max_failures=max_failures, per_test_timeout=5
+        )
+
+
+def outcomes(report):
+    return {nodeid: result.outcome for nodeid, result in report.results.items()}
+
+
+BODY_CHANGES = {
+    "plain function": ("    return a + b\n", "    return a - b\n", ["test_add", "test_double"]),
+    "functools.wraps decorator": (
+        "    return add(x, x)\n",
+        "    return add(x, 1)\n",
+        ["test_double"],
+    ),
+    "decorator without wraps": ("    return x * 3\n", "    return x * 4\n", ["test_triple"]),
+    "method calling super()": ('"square:" + super()', '"round:" + super()', ["test_describe"]),
+    "staticmethod": ("        return 4\n", "        return 5\n", ["test_sides"]),
+    "classmethod": ("        return cls()\n", "        return Base()\n", ["test_unit"]),
+    "property": ("        return 1\n", "        return 2\n", ["test_area"]),
+}
+
+
+@pytest.mark.parametrize("kind", list(BODY_CHANGES))
+def test_a_changed_body_fails_the_same_tests_warm_and_fresh(shapes, ws, server, kind):
+    old, new, failing = BODY_CHANGES[kind]
+    source = original(ws)
+    corrupted = source.replace(old, new, 1)
+    assert corrupted != source
+    warm = warm_run(server, ws, corrupted, GEOMETRY_TESTS)
+    fresh = fresh_run(shapes, ws, corrupted, GEOMETRY_TESTS)
+    assert not isinstance(warm, str), warm
+    assert outcomes(warm) == outcomes(fresh)
+    assert sorted(warm.failing()) == sorted(G + name for name in failing)
+
+
+def test_a_change_that_moves_lines_keeps_traceback_lines_right(shapes, ws, server):
+    corrupted = original(ws).replace(
+        "    return a + b\n", "    total = a + b\n    total += 1\n    return total\n"
+    )
+    warm = warm_run(server, ws, corrupted, [G + "test_clamp", G + "test_add"])
+    fresh = fresh_run(shapes, ws, corrupted, [G + "test_clamp", G + "test_add"])
+    assert not isinstance(warm, str)
+    assert (
+        outcomes(warm) == outcomes(fresh) == {G + "test_add": "failed", G + "test_clamp": "passed"}
+    )
+    frames = [(f.file, f.line) for f in warm.results[G + "test_add"].frames]
+    assert frames == [(f.file, f.line) for f in fresh.results[G + "test_add"].frames]
+
+
+@pytest.mark.parametrize(
+    "old, new, reason",
+    [
+        ("LIMIT = 10\n", "LIMIT = 11\n", "the change reaches code that runs at import"),
+        ("def scale(x, factor=2):", "def scale(x, factor=3):", "code that runs at import"),
+        ("    return x * factor\n", "    return x + factor\n", "ran while the suite was collected"),
+    ],
+    ids=["module constant", "default argument", "function run at collection"],
+)
+def test_what_a_fork_cannot_see_is_declined(shapes, ws, server, old, new, reason):
+    corrupted = original(ws).replace(old, new)
+    answer = warm_run(server, ws, corrupted, GEOMETRY_TESTS)
+    assert isinstance(answer, str)
+    assert reason in answer
+    # ...and the fresh run it falls back to does see it
+    assert fresh_run(shapes, ws, corrupted, GEOMETRY_TESTS).failing()
+
+
+def test_each_candidate_starts_from_the_imported_state(server, ws):
+    for _ in range(2):  # the test appends to a module list; a shared process would fail it
+        report = warm_run(server, ws, original(ws), [G + "test_state_starts_empty"])
+        assert outcomes(report) == {G + "test_state_starts_empty": "passed"}
+
+
+def test_output_on_the_real_stdout_cannot_reach_the_channel(server, ws):
+    corrupted = original(ws).replace(
+        "    return a + b\n",
+        '    import os\n    os.write(1, b\'{"id": 0, "exit": 0}\\n\')\n    return a + b\n',
+    )
+    report = warm_run(server, ws, corrupted, [G + "test_add"])
+    assert outcomes(report) == {G + "test_add": "passed"}
+
+
+def test_a_child_that_dies_fails_its_tests_and_the_server_goes_on(server, ws):
+    corrupted = original(ws).replace("    return a + b\n", "    import os\n    os._exit(9)\n")
+    report = warm_run(server, ws, corrupted, [G + "test_add", G + "test_clamp"])
+    assert report.exit_code == 9
+    assert report.results[G + "test_add"].outcome == "error"
+    assert outcomes(warm_run(server, ws, original(ws), [G + "test_add"])) == {
+        G + "test_add": "passed"
+    }
+
+
+HANG = "    while True:\n        pass\n"
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "fresh"])
+def test_a_run_stops_after_three_per_test_timeouts(shapes, ws, server, warm):
+    corrupted = original(ws).replace("    return n\n", HANG)
+    if warm:
+        report = warm_run(server, ws, corrupted, IDENTITY_TESTS, per_test_timeout=0.5)
+    else:
+        _, sandbox, env = shapes
+        with ws.patched({LIB: corrupted}):
+            report = run_tests(sandbox, env, ws.path, select=IDENTITY_TESTS, per_test_timeout=0.5)
+    assert report.timed_out
+    assert len(report.results) == 3  # the other two never started
+    assert all(r.exc_type == "Timeout" for r in report.results.values())
+
+
+def test_the_deadline_kills_a_child_the_per_test_timeout_cannot_stop(server, ws):
+    stubborn = "    import signal\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n" + HANG
+    corrupted = original(ws).replace("    return n\n", stubborn)
+    report = warm_run(server, ws, corrupted, IDENTITY_TESTS[:1], timeout=3, per_test_timeout=0.5)
+    assert report.timed_out
+    assert report.results[IDENTITY_TESTS[0]].message == "killed by the whole-run timeout"
+    assert outcomes(warm_run(server, ws, original(ws), IDENTITY_TESTS[:1])) == {
+        IDENTITY_TESTS[0]: "passed"
+    }
+
+
+def test_a_disagreement_with_a_fresh_run_turns_warm_screening_off(shapes, ws):
+    _, sandbox, env = shapes
+    policy = WarmPolicy()
+    screener = TreeScreener(
+        sandbox, env, ws, RunBudget(60, 5), screening=ScreeningMode.WARM, policy=policy
+    )
+    try:
+        test = ID + "test_same_process_as_import"  # a forked child has another pid
+        report = screener({LIB: original(ws)}, [test], None)
+        assert outcomes(report) == {test: "passed"}  # the fresh run's answer
+        assert not policy.enabled
+        assert test in policy.reason and "passed fresh" in policy.reason
+        assert screener.runs == 2
+    finally:
+        screener.close()
+
+
+@pytest.mark.parametrize("mode", [ScreeningMode.WARM, ScreeningMode.FRESH])
+@pytest.mark.parametrize("quick", [G + "test_add", ID + "test_identity[1]"])
+def test_screening_runs_the_quickest_files_first(shapes, ws, mode, quick):
+    _, sandbox, env = shapes
+    durations = {G + "test_add": 2.0, ID + "test_identity[1]": 2.0, quick: 0.1}
+    screener = TreeScreener(
+        sandbox, env, ws, RunBudget(60, 5), screening=mode, durations=durations,
+        policy=WarmPolicy(calibrations=0),
+    )  # fmt: skip
+    corrupted = (
+        original(ws)
+        .replace("    return a + b\n", "    return a - b\n")
+        .replace("return n\n", "return -n\n")
+    )
+    try:
+        report = screener({LIB: corrupted}, [G + "test_add", ID + "test_identity[1]"], 1)
+    finally:
+        screener.close()
+    assert list(report.results) == [quick]  # the failure budget of one stopped the run there
+    assert report.stopped_early
