@@ -44,7 +44,13 @@ from corrupt.repos.images import (
     tree_archive,
 )
 from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment
-from corrupt.repos.sandbox import MAX_COLLECT_BYTES, Sandbox, io_file_names, with_io_dir
+from corrupt.repos.sandbox import (
+    MAX_COLLECT_BYTES,
+    InFlight,
+    Sandbox,
+    io_file_names,
+    with_io_dir,
+)
 
 BASE_ENV = {
     "PATH": "/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -93,6 +99,10 @@ class DockerSandbox(Sandbox):
         self.build_timeout = build_timeout
         self.layer_cache = layer_cache  # False measures a cold build (bench)
         self._client: docker.DockerClient | None = None
+        self.inflight = InFlight()
+
+    def cancel(self) -> None:
+        self.inflight.cancel()
 
     # -- engine ----------------------------------------------------------
 
@@ -297,18 +307,19 @@ class DockerSandbox(Sandbox):
                     container = None
                     time.sleep(0.2 * attempt)
             assert container is not None
-            container.start()
             timed_out = False
-            try:
-                # The deadline counts from the call, so container start-up
-                # under load cannot stretch a run past its timeout.
-                remaining = max(0.5, limits.timeout - (time.monotonic() - started))
-                status = container.wait(timeout=remaining)
-                exit_code: int | None = status.get("StatusCode")
-            except requests.RequestException:
-                timed_out, exit_code = True, None
-                with contextlib.suppress(APIError):  # it may have exited at the last moment
-                    container.kill()
+            with self.inflight.tracked(container.kill):
+                container.start()
+                try:
+                    # The deadline counts from the call, so container start-up
+                    # under load cannot stretch a run past its timeout.
+                    remaining = max(0.5, limits.timeout - (time.monotonic() - started))
+                    status = container.wait(timeout=remaining)
+                    exit_code: int | None = status.get("StatusCode")
+                except requests.RequestException:
+                    timed_out, exit_code = True, None
+                    with contextlib.suppress(APIError):  # it may have exited at the last moment
+                        container.kill()
             duration = time.monotonic() - started
             stdout = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
             stderr = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")

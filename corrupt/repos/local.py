@@ -44,6 +44,7 @@ from corrupt.repos.launch import network_mode, started, unboxed
 from corrupt.repos.limits import confined
 from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment, Limits
 from corrupt.repos.sandbox import (
+    InFlight,
     Sandbox,
     Service,
     io_file_names,
@@ -71,6 +72,7 @@ class LocalSandbox(Sandbox):
     def __init__(self, *, cache_dir: Path | None = None, isolation: bool = True) -> None:
         self.cache_dir = Path(cache_dir or cache_root())
         self.isolation = isolation
+        self.inflight = InFlight()
         self.name = "local" if isolation else "local-unisolated"  # baselines are cached per name
         if isolation:
             require_bwrap()  # refuse up front, before any work, where no box can be built
@@ -87,7 +89,7 @@ class LocalSandbox(Sandbox):
         scratch = scratch_dir("run-")
         try:
             launch, child_env, io = self._launcher(env, Path(tree).resolve(), command, scratch)
-            result = _run(launch, child_env, command.limits, scratch)
+            result = _run(launch, child_env, command.limits, scratch, self.inflight)
             result.files = read_outputs(io, command.collect)
             return result
         finally:
@@ -98,10 +100,13 @@ class LocalSandbox(Sandbox):
         scratch = scratch_dir("serve-")
         try:
             launch, child_env, io = self._launcher(env, Path(tree).resolve(), command, scratch)
-            return LocalService(launch, child_env, command.limits, scratch, io)
+            return LocalService(launch, child_env, command.limits, scratch, io, self.inflight)
         except BaseException:
             remove_tree(scratch)
             raise
+
+    def cancel(self) -> None:
+        self.inflight.cancel()
 
     def _launcher(
         self, env: Environment, tree: Path, command: Command, scratch: Path
@@ -148,6 +153,7 @@ class LocalService(Service):
         limits: Limits,
         scratch: Path,
         io: Path,
+        inflight: InFlight,
     ) -> None:
         self.scratch, self.io = scratch, io
         self._stack = ExitStack()
@@ -165,10 +171,13 @@ class LocalService(Service):
                     preexec_fn=preexec,
                 )
             )
+            self._stack.callback(self._end)
+            self._stack.enter_context(
+                inflight.tracked(functools.partial(_kill_group, self.proc.pid))
+            )
         except BaseException:
             self._stack.close()
             raise
-        self._stack.callback(self._end)
 
     def send(self, message: dict[str, Any]) -> None:
         stdin = self.proc.stdin
@@ -227,6 +236,7 @@ def _run(
     env: dict[str, str],
     limits: Limits,
     scratch: Path,
+    inflight: InFlight,
 ) -> CommandResult:
     with (
         confined(limits) as preexec,
@@ -244,7 +254,8 @@ def _run(
             preexec_fn=preexec,
         ) as proc:
             try:
-                proc.wait(timeout=limits.timeout)
+                with inflight.tracked(functools.partial(_kill_group, proc.pid)):
+                    proc.wait(timeout=limits.timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
             finally:

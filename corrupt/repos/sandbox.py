@@ -13,10 +13,13 @@ in ``Command.collect``, read without following links and within a size cap.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import stat
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +63,46 @@ class Sandbox(ABC):
         """
         return None
 
+    def cancel(self) -> None:  # noqa: B027 - optional hook: sandboxes that run things end them
+        """End every command in flight and refuse new ones: Ctrl-C must stop a build at once,
+        not after each worker's test run has finished."""
+
     def close(self) -> None:  # noqa: B027 - optional hook, most sandboxes hold nothing
         """Release engine connections; safe to call twice."""
+
+
+class InFlight:
+    """The commands a sandbox is running, so that :meth:`Sandbox.cancel` can end them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._live: dict[int, Callable[[], None]] = {}
+        self._ids = itertools.count()
+        self.cancelled = False
+
+    @contextlib.contextmanager
+    def tracked(self, kill: Callable[[], None]) -> Iterator[None]:
+        """While the block runs, :meth:`cancel` calls ``kill``; once cancelled, it kills at once."""
+        with self._lock:
+            key = None if self.cancelled else next(self._ids)
+            if key is not None:
+                self._live[key] = kill
+        if key is None:
+            kill()
+            raise SandboxError("the build was interrupted")
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._live.pop(key, None)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            kills = list(self._live.values())
+        for kill in kills:
+            with contextlib.suppress(Exception):  # an engine gone, a process already reaped
+                kill()
 
 
 class Service(ABC):

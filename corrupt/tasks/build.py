@@ -445,9 +445,11 @@ class _Run:
             stack.callback(screener.close)  # before its working copy goes
             self._screeners.append(screener)
             self.workers.put(screener)
-        pool = stack.enter_context(
-            ThreadPoolExecutor(max_workers=self.o.jobs, thread_name_prefix="corrupt")
-        )
+        pool = ThreadPoolExecutor(max_workers=self.o.jobs, thread_name_prefix="corrupt")
+        # Unwound first on Ctrl-C: end the runs in flight, drop queued candidates, then wait
+        # for the workers (which now fail fast), so the build stops within a second or two.
+        stack.callback(pool.shutdown, wait=True, cancel_futures=True)
+        stack.callback(self.sandbox.cancel)
         summaries = {}
         for mode in self.b.modes:
             candidates = self._candidates(mode, ordered)

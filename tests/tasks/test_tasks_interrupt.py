@@ -1,0 +1,86 @@
+"""Ctrl-C in the middle of screening: the build ends its test runs instead of waiting for them."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from repos_run_support import FIXTURES, fixture_checkout, session_cache, session_xdg
+
+from corrupt.errors import SandboxError
+from corrupt.repos.local import LocalSandbox
+from corrupt.repos.models import Command, Limits
+from corrupt.repos.workspace import Workspace
+
+WARM_MARKER = b"_corrupt_warm_"
+
+
+def _processes_with(marker: bytes) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if marker in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+    return found
+
+
+def test_sigint_mid_screening_ends_the_runs_and_exits_130(tmp_path, tmp_path_factory):
+    source = shutil.copytree(FIXTURES / "sleepy", tmp_path / "sleepy")
+    session_cache(tmp_path_factory)
+    uv_cache = os.environ.get("UV_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "uv"
+    )
+    env = dict(os.environ, XDG_CACHE_HOME=str(session_xdg(tmp_path_factory)), UV_CACHE_DIR=uv_cache)
+    argv = [sys.executable, "-m", "corrupt", "build", str(source), "--mode", "discovery", "--n", "1",
+            "--out", str(tmp_path / "out"), "--min-lines", "3", "--min-covering", "3"]  # fmt: skip
+    child = subprocess.Popen(
+        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while not _processes_with(WARM_MARKER):  # screening has begun
+            assert child.poll() is None, child.communicate()
+            assert time.monotonic() < deadline, "screening never started"
+            time.sleep(0.2)
+        time.sleep(2)  # every corruption of settle() sleeps a minute: a run is in flight now
+        began = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+        took = time.monotonic() - began
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 130, err
+    assert b"interrupted; rerun the same command to resume" in err
+    # The per-test timeout is 10 s: an exit before it means the run was ended, not awaited.
+    assert took < 8, took
+    assert not _processes_with(WARM_MARKER)
+
+
+def test_a_cancelled_sandbox_ends_the_run_in_flight_and_refuses_new_ones(tmp_path_factory):
+    checkout = fixture_checkout("sleepy", tmp_path_factory)
+    sandbox = LocalSandbox(cache_dir=session_cache(tmp_path_factory))
+    env = sandbox.prepare(checkout)
+    results = []
+    with Workspace(checkout) as ws:
+        sleep = Command(
+            ["python", "-c", "import time; time.sleep(300)"], limits=Limits(timeout=600)
+        )
+        runner = threading.Thread(target=lambda: results.append(sandbox.run(env, ws.path, sleep)))
+        runner.start()
+        time.sleep(1.5)
+        sandbox.cancel()
+        runner.join(timeout=20)
+        assert not runner.is_alive()
+        assert results and results[0].exit_code != 0 and not results[0].timed_out
+        with pytest.raises(SandboxError, match="interrupted"):
+            sandbox.run(env, ws.path, sleep)
