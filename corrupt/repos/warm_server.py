@@ -204,8 +204,10 @@ def child(session, reporter, request, reason_fd):
 class Calls:
     """The functions that run before serving starts: imports and collection.
 
-    Recorded once per code object (``sys.monitoring`` disables a location
-    after its first event; before 3.12 a profile hook keeps a dict by id).
+    Recorded once per code object: ``sys.monitoring`` (3.12+) disables a
+    location after its first event; before that a global trace function sees
+    each Python call (cheaper than a profile hook, which also sees C calls)
+    and asks for no line events.
     """
 
     def __init__(self):
@@ -222,17 +224,16 @@ class Calls:
             monitoring.register_callback(monitoring.PROFILER_ID, events.PY_START, self._started)
             monitoring.set_events(monitoring.PROFILER_ID, events.PY_START)
         else:
-            sys.setprofile(self._profile)
-            threading.setprofile(self._profile)
+            sys.settrace(self._called)
+            threading.settrace(self._called)
 
     def _started(self, code, offset):
         self.codes[id(code)] = code
         return self.monitoring.DISABLE
 
-    def _profile(self, frame, event, arg):
-        if event == "call":
-            code = frame.f_code
-            self.codes[id(code)] = code
+    def _called(self, frame, event, arg):
+        code = frame.f_code
+        self.codes[id(code)] = code
 
     def stop(self):
         """``{(real path, name, first line)}`` of every function that ran."""
@@ -242,8 +243,8 @@ class Calls:
             monitoring.register_callback(monitoring.PROFILER_ID, monitoring.events.PY_START, None)
             monitoring.free_tool_id(monitoring.PROFILER_ID)
         else:
-            sys.setprofile(None)
-            threading.setprofile(None)
+            sys.settrace(None)
+            threading.settrace(None)
         paths = {}
         ran = set()
         for code in self.codes.values():

@@ -1,0 +1,225 @@
+"""Screening throughput on real repositories: warm server, fresh process, whole suite.
+
+    python bench/screening_bench.py [--repos toolz,marshmallow,...] [--targets 2]
+        [--seed 0] [--n 1] [--no-builds] [--mirrors /work/.mirror]
+
+For each repository (pinned as in bench/corpus.txt, read from a local
+mirror) it prepares the checkout as ``corrupt build`` does, takes the first
+``--targets`` targets of the build's seeded order, and runs the default
+corruptor's search on them three times, once per screening mode:
+
+- ``warm``: a server in the box imported and collected the suite once and
+  forks per candidate (``corrupt build`` by default);
+- ``fresh``: a new interpreter per candidate on the covering tests, with the
+  failure budget (the default before warm screening);
+- ``suite``: a new interpreter per candidate running the whole suite.
+
+It prints candidates screened per CPU-second of each mode (corrupt's own
+process and everything it ran, servers included), the ratios, whether warm and
+fresh chose the same corruption with the same failing tests for every
+target, and how many warm candidates fell back to a fresh process. Unless
+``--no-builds``, it then runs ``corrupt build --mode discovery --n N`` with
+``--screening warm`` and ``--screening fresh`` and says whether the two wrote
+the same task ids. Targets: warm ≥ 10× suite and ≥ 3× fresh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import contextlib
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from intake_corpus import read_corpus, spec_for  # noqa: E402
+
+from corrupt.corruptors.adversarial import AdversarialCorruptor  # noqa: E402
+from corrupt.corruptors.models import CorruptionRequest, TargetSource  # noqa: E402
+from corrupt.graph.distance import distances_to  # noqa: E402
+from corrupt.prepare import Prepared, prepare  # noqa: E402
+from corrupt.repos.sandboxes import get_sandbox  # noqa: E402
+from corrupt.repos.workspace import Workspace  # noqa: E402
+from corrupt.selection.eligibility import eligible_targets  # noqa: E402
+from corrupt.selection.models import Target  # noqa: E402
+from corrupt.selection.slices import select_targets, slice_spec  # noqa: E402
+from corrupt.tasks.build import Build, BuildOptions  # noqa: E402
+from corrupt.tasks.modes import ScreeningMode  # noqa: E402
+from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy  # noqa: E402
+from corrupt.tasks.store import Store  # noqa: E402
+
+DEFAULT_REPOS = "toolz,marshmallow,sqlparse,markdown,structlog,humanize"
+CORPUS = Path(__file__).with_name("corpus.txt")
+
+
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+
+
+def meter() -> Path:
+    """A cpuacct group holding this process, so every process it starts counts.
+
+    getrusage cannot see them: bubblewrap does not pass its box's CPU time up
+    to its parent. The runs' own memory and pids groups are other hierarchies
+    (cgroup v1), so they stay in this one.
+    """
+    if not (CPUACCT / "cpuacct.usage").exists():
+        raise SystemExit("needs a cgroup v1 cpuacct hierarchy at /sys/fs/cgroup/cpuacct (and root)")
+    group = CPUACCT / f"corrupt-screening-bench-{os.getpid()}"
+    group.mkdir(exist_ok=True)
+    (group / "cgroup.procs").write_text(str(os.getpid()))
+
+    @atexit.register
+    def leave() -> None:
+        (CPUACCT / "cgroup.procs").write_text(str(os.getpid()))
+        with contextlib.suppress(OSError):
+            group.rmdir()
+
+    return group
+
+
+GROUP: Path | None = None
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of everything it started, boxes and servers included."""
+    assert GROUP is not None
+    return int((GROUP / "cpuacct.usage").read_text()) / 1e9
+
+
+@contextlib.contextmanager
+def _no_stage(name: str) -> Iterator[None]:
+    yield
+
+
+def first_targets(ready: Prepared, count: int, seed: int) -> list[Target]:
+    targets = eligible_targets(ready.graph, ready.coverage, root=ready.checkout.path)
+    return select_targets(targets, slice_spec(None), len(targets), seed=seed)[:count]
+
+
+def request_for(ready: Prepared, target: Target, seed: int) -> CorruptionRequest:
+    source = (ready.checkout.path / target.file).read_text(encoding="utf-8")
+    located = TargetSource(
+        file=target.file,
+        qualname=target.qualname,
+        def_line=target.start_line,
+        source=source,
+        covering_tests=tuple(target.covering_tests),
+        distance_to=distances_to(ready.graph.digraph(), target.qualname),
+    )
+    return CorruptionRequest((located,), frozenset(ready.baseline.tests), 5, seed)
+
+
+def screen_mode(
+    ready: Prepared, sandbox: Any, targets: list[Target], mode: ScreeningMode, seed: int
+) -> dict[str, Any]:
+    policy = WarmPolicy()
+    began_cpu, began = cpu_seconds(), time.monotonic()
+    picks, screened = [], 0
+    with Workspace(ready.checkout) as workspace:
+        screener = TreeScreener(
+            sandbox,
+            ready.env,
+            workspace,
+            RunBudget.from_baseline(ready.baseline),
+            screening=mode,
+            durations=ready.baseline.durations,
+            policy=policy,
+        )
+        try:
+            for target in targets:
+                outcome = AdversarialCorruptor().corrupt(request_for(ready, target, seed), screener)
+                screened += outcome.screened
+                found = outcome.corruption
+                picks.append((found.files[target.file].corrupted, found.stats) if found else None)
+        finally:
+            screener.close()
+    cpu = cpu_seconds() - began_cpu
+    return {
+        "screened": screened,
+        "cpu": cpu,
+        "wall": time.monotonic() - began,
+        "rate": screened / cpu if cpu else 0.0,
+        "picks": picks,
+        "policy": policy,
+    }
+
+
+def build_ids(spec: str, mode: str, n: int, seed: int) -> tuple[list[str], float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        began = time.monotonic()
+        Build(
+            BuildOptions(repo=spec, out=Path(tmp), mode="discovery", n=n, seed=seed, screening=mode)
+        ).run()
+        store = Store.open(Path(tmp))
+        try:
+            return sorted(t.task_id for t in store.list_tasks()), time.monotonic() - began
+        finally:
+            store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repos", default=DEFAULT_REPOS, help="names from bench/corpus.txt")
+    parser.add_argument("--targets", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--n", type=int, default=1, help="tasks per comparison build")
+    parser.add_argument("--no-builds", action="store_true")
+    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
+    args = parser.parse_args()
+    global GROUP
+    GROUP = meter()
+    corpus = dict(read_corpus(CORPUS))
+    sandbox = get_sandbox("local")
+    totals = {mode: [0, 0.0] for mode in ScreeningMode}
+    for short in args.repos.split(","):
+        name = next(n for n in corpus if n.split("/")[1].removeprefix("python-") == short)
+        spec = spec_for(name, corpus[name], args.mirrors)
+        ready = prepare(spec, sandbox, time_limit=300, stage=_no_stage)
+        targets = first_targets(ready, args.targets, args.seed)
+        rows = {
+            mode: screen_mode(ready, sandbox, targets, mode, args.seed) for mode in ScreeningMode
+        }
+        for mode, row in rows.items():
+            totals[mode][0] += row["screened"]
+            totals[mode][1] += row["cpu"]
+        warm, fresh, suite = (rows[m] for m in ScreeningMode)
+        policy: WarmPolicy = warm["policy"]
+        print(
+            f"\n{name} ({len(ready.baseline.tests)} tests, suite {ready.baseline.seconds:.1f} s, "
+            f"{len(targets)} targets)"
+        )
+        for mode, row in rows.items():
+            print(
+                f"  {mode:<6} {row['screened']:>4} candidates  {row['cpu']:>7.1f} CPU s  "
+                f"{row['wall']:>7.1f} s wall  {row['rate']:>6.2f} candidates/CPU s"
+            )
+        print(
+            f"  warm/fresh {warm['rate'] / max(fresh['rate'], 1e-9):.1f}x  "
+            f"warm/suite {warm['rate'] / max(suite['rate'], 1e-9):.1f}x  "
+            f"same picks warm/fresh: {'yes' if warm['picks'] == fresh['picks'] else 'NO'}  "
+            f"warm held: {'yes' if policy.enabled else 'no, ' + policy.reason}  "
+            f"fell back: {policy.fallbacks} {dict(policy.fallback_reasons) or ''}"
+        )
+        if not args.no_builds:
+            warm_ids, warm_s = build_ids(spec, "warm", args.n, args.seed)
+            fresh_ids, fresh_s = build_ids(spec, "fresh", args.n, args.seed)
+            print(
+                f"  builds (discovery, n={args.n}): warm {warm_s:.0f} s, fresh {fresh_s:.0f} s, "
+                f"same task ids: {'yes' if warm_ids == fresh_ids else 'NO'} {warm_ids}"
+            )
+    rate = {mode: c / s if s else 0.0 for mode, (c, s) in totals.items()}
+    print(
+        f"\nall: warm {rate[ScreeningMode.WARM]:.2f}, fresh {rate[ScreeningMode.FRESH]:.2f}, "
+        f"suite {rate[ScreeningMode.SUITE]:.2f} candidates/CPU s; warm/fresh "
+        f"{rate[ScreeningMode.WARM] / max(rate[ScreeningMode.FRESH], 1e-9):.1f}x (target 3x), "
+        f"warm/suite {rate[ScreeningMode.WARM] / max(rate[ScreeningMode.SUITE], 1e-9):.1f}x (target 10x)"
+    )
+
+
+if __name__ == "__main__":
+    main()
