@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 from repos_run_support import fixture_checkout, session_cache
 
+from corrupt.errors import SandboxError
 from corrupt.repos.local import LocalSandbox
+from corrupt.repos.models import IO_DIR, Command, Limits
 from corrupt.repos.runner import run_tests
 from corrupt.repos.warm import WarmServer
 from corrupt.repos.workspace import Workspace
@@ -237,3 +239,35 @@ def test_screening_runs_the_quickest_files_first(shapes, ws, mode, quick):
         screener.close()
     assert list(report.results) == [quick]  # the failure budget of one stopped the run there
     assert report.stopped_early
+
+
+SERVER = """
+import json, os, socket, sys
+for line in sys.stdin:
+    try:
+        socket.create_connection(("1.1.1.1", 53), timeout=2).close()
+        network = True
+    except OSError:
+        network = False
+    open(os.path.join(sys.argv[1], "out.txt"), "w").write("written")
+    print(json.dumps({"env": sorted(os.environ), "network": network, "cwd": os.getcwd()}), flush=True)
+"""
+
+
+def test_a_served_command_gets_the_same_box_as_a_run(shapes, ws, monkeypatch):
+    _, sandbox, env = shapes
+    monkeypatch.setenv("GITHUB_TOKEN", "secret-token")
+    command = Command(["python", "-c", SERVER, IO_DIR], limits=Limits())
+    service = sandbox.serve(env, ws.path, command)
+    try:
+        service.send({})
+        answer = service.receive(30)
+        assert "GITHUB_TOKEN" not in answer["env"]
+        assert answer["network"] is False
+        assert answer["cwd"] == "/testbed"
+        assert service.outputs(["out.txt"]) == {"out.txt": b"written"}
+        assert service.outputs(["out.txt"]) == {}  # taken, not left behind
+    finally:
+        service.close()
+    with pytest.raises(SandboxError):
+        service.send({})
