@@ -10,8 +10,9 @@ suites) is read from its local mirror at the pinned commit, as
 graph, selection, corruption and verification. Then ``corrupt build-many``
 runs once with ``--executor local`` and once with ``--executor ray`` (a local
 cluster), each into a fresh root. Printed: per repository, the status and
-task ids of each run and whether they are identical; the wall time of each
-run. The build options default to ``--mode discovery --n 1``.
+task ids of each run (with its seconds) and whether they are identical; the
+wall time of each run, the Ray one including the start of its local cluster.
+The build options default to ``--mode discovery --n 1``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ PICKS = [
     "termcolor/termcolor",
     "python-semver/python-semver",
     "un33k/python-slugify",
-    "hukkin/tomli",
+    "benjaminp/six",
 ]
 
 
@@ -84,12 +85,15 @@ def main() -> None:
         print(f"warm {'green' if warm.returncode == 0 else 'red'}: {spec}", flush=True)
     local_s, local = run(listing, args.work / "local", "local", build, env)
     ray_s, ray = run(listing, args.work / "ray", "ray", build, env)
-    print(f"\n{'repository':<40} {'local':<8} {'ray':<8} {'tasks':>5}  identical ids")
+    print(f"\n{'repository':<36} {'local':<13} {'ray':<13} {'tasks':>5}  identical ids")
     for folder in local:
         ids = task_ids(args.work / "local" / folder), task_ids(args.work / "ray" / folder)
         same = "yes" if ids[0] == ids[1] else "NO"
-        status = local[folder]["status"], ray.get(folder, {}).get("status")
-        print(f"{folder:<40} {status[0]!s:<8} {status[1]!s:<8} {len(ids[0]):>5}  {same}")
+        cells = [
+            f"{r.get('status')} {r.get('seconds', 0):.0f} s"
+            for r in (local[folder], ray.get(folder, {}))
+        ]
+        print(f"{folder:<36} {cells[0]:<13} {cells[1]:<13} {len(ids[0]):>5}  {same}")
         for row in (local[folder], ray.get(folder, {})):
             if row.get("cause"):
                 print(f"    [{row['cause']}] {row['message']}")

@@ -228,9 +228,8 @@ class Ledger:
             name = f"{name}-{hashlib.sha256(spec.encode()).hexdigest()[:8]}"
         return name
 
-    def put(self, *records: RepoRecord) -> None:
-        for record in records:
-            self.records[record.spec] = record
+    def put(self, record: RepoRecord) -> None:
+        self.records[record.spec] = record
         rows = [r.as_json() for r in self.records.values()]
         part = self.path.with_suffix(".part")
         part.write_text(json.dumps({"version": 1, "repos": rows}, indent=1), encoding="utf-8")
