@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -34,6 +35,7 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 ModeChoice = Literal["all", "remove", "discovery", "multi"]  # BuildMode, or all of them
+ExecutorChoice = Literal["local", "ray"]  # corrupt.tasks.many.ExecutorName
 
 app = typer.Typer(
     name="corrupt",
@@ -196,6 +198,90 @@ def build(
         err_console.print(
             f"note: fewer tasks than requested for {', '.join(short)}: the slice has no more candidates "
             "that verify; widen the slice or lower --min-failing"
+        )
+
+
+def _with_build_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Give ``command`` every option of ``build`` but REPO and --out, as build defines them.
+
+    The command takes them as ``**build_options``; each is declared once, so
+    an option added to build reaches build-many with no second edit.
+    """
+    own = inspect.signature(command, eval_str=True).parameters.values()
+    shared = inspect.signature(build, eval_str=True).parameters
+    command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [p for p in own if p.kind != p.VAR_KEYWORD]
+        + [p for name, p in shared.items() if name not in ("repo", "out")]
+    )
+    return command
+
+
+def build_fields(build_options: dict[str, Any]) -> dict[str, Any]:
+    """build's option values as BuildOptions fields (two of them are named otherwise there)."""
+    fields = dict(build_options)
+    fields["slice"] = fields.pop("slice_")
+    fields["isolation"] = not fields.pop("no_isolation")
+    return fields
+
+
+@app.command(name="build-many")
+@friendly
+@_with_build_options
+def build_many(
+    list_: str = typer.Argument(
+        ...,
+        metavar="LIST",
+        help="file of repository specs (one a line) or of `corrupt search --json` lines; - for stdin",
+    ),
+    root: Path = typer.Option(
+        Path("out"), help="folder for one build folder per repository and the run's ledger"
+    ),
+    retry_failed: bool = typer.Option(
+        False, help="build again the repositories that failed for a reason of their own"
+    ),
+    executor: ExecutorChoice = typer.Option(
+        "local", help="run the builds here, one after another, or as Ray tasks"
+    ),
+    ray_address: str | None = typer.Option(
+        None, help="Ray cluster to join (default: $RAY_ADDRESS, else a new local one)"
+    ),
+    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON lines"),
+    **build_options: Any,
+) -> None:
+    """Build tasks from every repository of a list, a build folder each; rerun to resume."""
+    import json
+    import sys
+
+    from corrupt.cli.many import ManyView, many_table, overall_line
+    from corrupt.errors import InputError
+    from corrupt.tasks.many import make_executor, parse_list, run_many
+
+    try:
+        text = sys.stdin.read() if list_ == "-" else Path(list_).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read the list {list_}: {exc.strerror}") from None
+    specs = parse_list(text)
+    options = build_fields(build_options)
+    if not options["isolation"] and options["sandbox"] == SandboxName.LOCAL:
+        err_console.print(UNSAFE_WARNING)
+    runner = make_executor(executor, ray_address, options["jobs"])
+    with ManyView(err_console if as_json else console) as view:
+        result = run_many(specs, root, options, runner, view, retry_failed=retry_failed)
+    if as_json:
+        for r in result.records:
+            row = {k: v for k, v in r.as_json().items() if k != "options"}
+            typer.echo(json.dumps({**row, "skipped": r.spec in result.skipped}))
+    else:
+        # Six columns: a log or a pipe gets them all rather than rich's default 80 characters.
+        wide = (
+            console if console.is_terminal else Console(width=max(console.width, 140), emoji=False)
+        )
+        wide.print(many_table(result))
+        console.print(overall_line(result), highlight=False)
+    if result.failed:
+        raise CorruptError(
+            f"{len(result.failed)} of {len(result.records)} repositories failed: "
+            + ", ".join(f"{r.folder} ({r.cause})" for r in result.failed)
         )
 
 
