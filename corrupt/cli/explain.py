@@ -33,6 +33,11 @@ def explain_plan(checkout: Checkout, console: Console) -> None:
     ]
     if plan.runner == "unittest":
         lines.append("  a unittest suite, run through pytest's unittest support")
+    if plan.scripts:
+        lines.append(
+            f"  not collected, scripts named like tests (no test in them, code run at import): "
+            f"{', '.join(plan.scripts)}"
+        )
     found = discover_test_requirements(checkout.path)
     lines.append(f"test requirements from: {', '.join(found.sources) or 'nothing declared'}")
     if checkout.version:
