@@ -41,16 +41,21 @@ SETUPTOOLS = (
 )
 
 
-def second_interpreter() -> Interpreter:
-    """The newest installed CPython of another minor version than corrupt's own, or a skip."""
+def second_interpreter(*, same_minor_first: bool = False) -> Interpreter:
+    """Another installed CPython than corrupt's own, or a skip: the newest one a red suite
+    would try (another minor version, or a newer patch release of its own), or with
+    ``same_minor_first`` any other patch release of its own minor if there is one."""
     own = own_interpreter()
-    others = [i for i in installed_interpreters() if i.minor != own.minor]
-    if not others:
+    tried = [i for i in installed_interpreters() if i.minor != own.minor or i.version > own.version]
+    others = [i for i in installed_interpreters() if i != own]
+    if same_minor_first:
+        tried = [i for i in others if i.minor == own.minor] + others
+    if not tried:
         pytest.skip(
-            "no second CPython >= 3.8 is installed beside corrupt's own "
-            f"{own.label} (looked in uv python list, PATH's python3.X, pyenv's versions)"
+            f"no second CPython >= 3.8 is installed beside corrupt's own {own.label} "
+            "(looked in uv python list, PATH's python3.X, pyenv's versions)"
         )
-    return others[0]
+    return tried[0]
 
 
 def corrupt_cli(*args: str, tmp_path_factory) -> subprocess.CompletedProcess[str]:
@@ -67,18 +72,18 @@ def cache_of(tmp_path_factory) -> Path:
     return session_xdg(tmp_path_factory) / "corrupt"
 
 
-def version_pinned(target: tuple[int, int], requires: str) -> dict[str, str]:
-    """A project whose one real test passes only on Python ``target``."""
+def version_pinned(target: tuple[int, ...], requires: str) -> dict[str, str]:
+    """A project whose one real test passes only on Python ``target`` (its version)."""
     return {
         "pyproject.toml": SETUPTOOLS
         + f'[project]\nname = "pinned"\nversion = "1.0"\nrequires-python = "{requires}"\n',
-        "pinned.py": "import sys\n\ndef minor():\n    return sys.version_info[:2]\n",
+        "pinned.py": "import sys\n\ndef version():\n    return tuple(sys.version_info[:3])\n",
         "tests/test_pinned.py": (
-            "from pinned import minor\n\n"
+            "from pinned import version\n\n"
             f"TARGET = {target!r}\n\n"
             "def test_on_the_python_it_was_written_for():\n"
-            "    assert minor() == TARGET\n\n"
-            "def test_anywhere():\n    assert minor() >= (3, 8)\n"
+            "    assert version() == TARGET\n\n"
+            "def test_anywhere():\n    assert version() >= (3, 8)\n"
         ),
     }
 
@@ -162,7 +167,7 @@ def test_a_suite_red_here_is_green_on_the_other_python_it_supports(tmp_path_fact
     other = second_interpreter()
     own = own_interpreter()
     folder = tmp_path / "pinned"
-    make_repo(folder, version_pinned(other.minor, ">=3.8"))
+    make_repo(folder, version_pinned(other.version, ">=3.8"))
     assert other_interpreters(folder, own)[0] == other  # the newest other one is tried first
     proc = corrupt_cli("baseline", str(folder), "--explain", tmp_path_factory=tmp_path_factory)
     assert proc.returncode == 0, proc.stderr
@@ -246,13 +251,13 @@ def test_a_red_suite_without_network_gets_no_other_python(tmp_path_factory, tmp_
 
 
 def test_python_option_builds_on_the_interpreter_asked_for(tmp_path_factory, tmp_path):
-    other = second_interpreter()
+    other = second_interpreter(same_minor_first=True)  # a system Python under /usr, if any
     folder = tmp_path / "asked"
-    make_repo(folder, version_pinned(other.minor, ">=3.8"))
-    minor = f"{other.version[0]}.{other.version[1]}"
+    make_repo(folder, version_pinned(other.version, ">=3.8"))
     proc = corrupt_cli(
-        "baseline", str(folder), "--python", minor, "--explain", tmp_path_factory=tmp_path_factory
-    )
+        "baseline", str(folder), "--python", other.label, "--explain",
+        tmp_path_factory=tmp_path_factory,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "trying" not in proc.stderr  # green at once: no red run on corrupt's own
     assert f"python: {other.label} ({other.executable}), as --python asked" in " ".join(
