@@ -14,23 +14,52 @@ removed a fixture, a dependency that changed behaviour since). The green
 baseline records that date, and the checkout carries it from then on, so every
 later run of the build (screening, verification, scoring, exports) installs
 the same packages.
+
+A suite still red then gets a chance on the other interpreters installed here
+that the project says it supports (``requires-python``, trove classifiers),
+newest first and at most two (:mod:`corrupt.repos.interpreters`): a bug of
+one patch release, a standard module a newer release removed. Not when the
+failure is the network's (the box has none, whatever the interpreter) or a
+third-party module that did not install, nor when the project declares no
+versions, or the user chose the interpreter (``--python``). The baseline
+records the interpreter it was green on and the checkout carries it, like the
+date.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from corrupt.errors import InstallError, NoPythonError, RedBaselineError
+from corrupt.errors import InputError, InstallError, NoPythonError, RedBaselineError
 from corrupt.graph.models import CodeGraph
+from corrupt.repos.interpreters import (
+    declared_support,
+    find_interpreter,
+    installed_interpreters,
+    interpreter_hint,
+    other_interpreters,
+    own_interpreter,
+    valid_version,
+    which_interpreter,
+)
 from corrupt.repos.models import Baseline, Checkout, Environment
 from corrupt.repos.sandbox import Sandbox
 
 Stage = Callable[[str], AbstractContextManager[None]]
 RECENT = timedelta(days=1)
+MAX_OTHER_PYTHONS = 2  # each costs an environment and two suite runs
+# A failure no interpreter changes: the box has no network.
+NETWORK_FAILURE = re.compile(
+    r"ConnectionError|ConnectTimeout|ConnectionRefused|NewConnectionError|MaxRetryError"
+    r"|gaierror|Name or service not known|Temporary failure in name resolution"
+    r"|Network is unreachable|No address associated with hostname|getaddrinfo failed"
+)
+MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
 @dataclass
@@ -59,12 +88,15 @@ def prepare(
     checked_out: Callable[[Checkout], None] | None = None,
     note: Callable[[str], None] | None = None,
     env_progress: Callable[[str], None] | None = None,
+    python: str | None = None,
 ) -> Prepared:
     """Check out ``spec``, build its graph, environment, baseline and coverage map.
 
     ``checked_out`` sees the pinned checkout before anything expensive runs
     (the build binds its store there); ``note`` hears about files the graph
-    skipped; ``env_progress`` about environment steps.
+    skipped; ``env_progress`` about environment steps. ``python`` (``3.13``,
+    ``3.13.0``) builds the environment on that installed interpreter, and no
+    other is tried.
     """
     from corrupt.graph import build_code_graph
     from corrupt.repos.baseline import cached_baseline
@@ -76,18 +108,33 @@ def prepare(
         pinned = do_checkout(
             parse_spec(spec), min_stars=min_stars, api_url=api_url, cache_dir=cache_dir
         )
+    if python is not None:
+        pinned = replace(pinned, python=asked_python(python, sandbox))
     if checked_out is not None:
         checked_out(pinned)
-    # a cached green baseline says which packages it was green with: the environment to use
+    # a cached green baseline says which packages and Python it was green with: the
+    # environment to use (unless the user asks for another Python, or that one is gone)
     baseline = cached_baseline(pinned, sandbox, cache_dir)
+    if baseline is not None and (
+        (python is not None and baseline.python != pinned.python)
+        or (baseline.python is not None and not _installed(baseline.python))
+    ):
+        baseline = None
     if baseline is not None:
-        pinned = replace(pinned, packages_as_of=baseline.packages_as_of)
+        pinned = replace(pinned, packages_as_of=baseline.packages_as_of, python=baseline.python)
     with stage("environment"):
         env = sandbox.prepare(pinned, progress=env_progress)
     with stage("baseline"):
         if baseline is None:
             pinned, env, baseline = _green_baseline(
-                pinned, sandbox, env, time_limit, cache_dir, note, env_progress
+                pinned,
+                sandbox,
+                env,
+                time_limit,
+                cache_dir,
+                note,
+                env_progress,
+                other_pythons=python is None,
             )
     with stage("graph"):
         try:
@@ -115,6 +162,29 @@ def _dated(committed: str | None) -> bool:
     return age > RECENT
 
 
+def _installed(version: str) -> bool:
+    """Whether exactly that interpreter is still installed (a green baseline holds for it)."""
+    found = find_interpreter(version)
+    return found is not None and found.label == version
+
+
+def asked_python(version: str, sandbox: Sandbox) -> str | None:
+    """The record of the installed interpreter ``version`` names (None: corrupt's own), or an
+    InputError saying what is installed."""
+    if not sandbox.picks_python:
+        raise InputError(
+            f"--python needs the local sandbox; the {sandbox.name} sandbox runs its base "
+            "image's Python (choose it with --base-image, e.g. python:3.13-slim)"
+        )
+    found = find_interpreter(version) if valid_version(version) else None
+    if found is None:
+        installed = ", ".join(i.label for i in installed_interpreters())
+        raise InputError(
+            f"no Python {version} is installed (found: {installed}); {interpreter_hint(version)}"
+        )
+    return None if found == own_interpreter() else found.label
+
+
 def _green_baseline(
     pinned: Checkout,
     sandbox: Sandbox,
@@ -123,9 +193,19 @@ def _green_baseline(
     cache_dir: Path | None,
     note: Callable[[str], None] | None,
     env_progress: Callable[[str], None] | None,
+    *,
+    other_pythons: bool = True,
 ) -> tuple[Checkout, Environment, Baseline]:
-    """The baseline with today's packages, else with those of the commit's date."""
+    """The baseline with today's packages, else with those of the commit's date, else on
+    another interpreter the project supports."""
     from corrupt.repos.baseline import compute_baseline
+
+    def attempt(chosen: Checkout) -> tuple[Checkout, Environment, Baseline]:
+        ready = sandbox.prepare(chosen, progress=env_progress)
+        baseline = compute_baseline(
+            chosen, sandbox, ready, time_limit=time_limit, cache_dir=cache_dir
+        )
+        return chosen, ready, baseline
 
     try:
         return (
@@ -134,21 +214,69 @@ def _green_baseline(
             compute_baseline(pinned, sandbox, env, time_limit=time_limit, cache_dir=cache_dir),
         )
     except RedBaselineError as red:
-        if pinned.packages_as_of or not sandbox.dates_packages or not _dated(pinned.committed):
-            raise
+        first = red
+    message = str(first)
+    if not pinned.packages_as_of and sandbox.dates_packages and _dated(pinned.committed):
         dated = replace(pinned, packages_as_of=pinned.committed)
-        if note is not None:
-            note(
-                f"the suite is red with today's packages ({red.cause}); trying the packages "
-                f"released by {dated.committed}, the commit's date"
-            )
+        _note(
+            note,
+            f"the suite is red with today's packages ({first.cause}); trying the packages "
+            f"released by {dated.committed}, the commit's date",
+        )
         try:
-            env = sandbox.prepare(dated, progress=env_progress)
-            baseline = compute_baseline(
-                dated, sandbox, env, time_limit=time_limit, cache_dir=cache_dir
-            )
+            return attempt(dated)
         except (RedBaselineError, InstallError) as again:
-            raise RedBaselineError(
-                f"{red}; with the packages of {dated.committed} too: {again}", cause=red.cause
-            ) from None
-        return dated, env, baseline
+            message += f"; with the packages of {dated.committed} too: {again}"
+    if other_pythons and sandbox.picks_python:
+        found = _other_pythons(pinned, first, note, attempt)
+        if not isinstance(found, str):
+            return found
+        message += found
+    raise RedBaselineError(message, cause=first.cause) from None
+
+
+def _other_pythons(
+    pinned: Checkout,
+    red: RedBaselineError,
+    note: Callable[[str], None] | None,
+    attempt: Callable[[Checkout], tuple[Checkout, Environment, Baseline]],
+) -> tuple[Checkout, Environment, Baseline] | str:
+    """The suite green on another interpreter the project supports, or what to add to the red
+    message (why none was tried, or how each was red too)."""
+    support = declared_support(pinned.path)
+    if support.specifier is None and not support.classified:
+        return ""  # which Pythons it supports is unknown
+    text = str(red)
+    if NETWORK_FAILURE.search(text):
+        return ""
+    needs = None
+    missing = MISSING_MODULE.search(text)
+    if missing is not None:
+        needs = missing.group(1).split(".")[0]
+        if not any(needs in i.stdlib for i in installed_interpreters()):
+            return ""  # a third-party module that did not install: no interpreter brings it
+    tried = which_interpreter(pinned.python)
+    others = other_interpreters(pinned.path, tried, needs_module=needs)[:MAX_OTHER_PYTHONS]
+    if not others:
+        installed = ", ".join(i.label for i in installed_interpreters())
+        return (
+            f"; no other Python it supports is installed to try ({support.describe()}; "
+            f"installed: {installed})"
+        )
+    added = ""
+    for interpreter in others:
+        _note(
+            note,
+            f"the suite is red on Python {tried.label} ({red.cause}); trying {interpreter}, "
+            f"which it supports ({support.describe()})",
+        )
+        try:
+            return attempt(replace(pinned, python=interpreter.label))
+        except (RedBaselineError, InstallError) as again:
+            added += f"; on Python {interpreter.label} too: {again}"
+    return added
+
+
+def _note(note: Callable[[str], None] | None, text: str) -> None:
+    if note is not None:
+        note(text)

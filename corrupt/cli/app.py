@@ -132,6 +132,11 @@ def build(
     min_lines: int = typer.Option(5, help="minimum code lines of a target function"),
     min_covering: int = typer.Option(5, help="minimum tests covering a target function"),
     time_limit: float = typer.Option(60.0, help="seconds the baseline suite may take"),
+    python: str | None = typer.Option(
+        None,
+        "--python",
+        help="build the environment on this installed Python (3.13 or 3.13.0; local sandbox)",
+    ),
     screening: ScreeningMode = typer.Option(
         ScreeningMode.WARM,
         help="warm: fork a server that imported the suite once; fresh: a new interpreter per "
@@ -176,6 +181,7 @@ def build(
         min_lines=min_lines,
         min_covering=min_covering,
         time_limit=time_limit,
+        python=python,
         screening=screening,
         deletion_style=deletion_style,
         min_stars=min_stars,
@@ -300,6 +306,11 @@ def baseline(
     explain: bool = typer.Option(
         False, help="print what was detected: test command, requirement sources, dropped ones"
     ),
+    python: str | None = typer.Option(
+        None,
+        "--python",
+        help="build the environment on this installed Python (3.13 or 3.13.0; local sandbox)",
+    ),
 ) -> None:
     """Check that a repository's suite is green, fast and stable; map tests to functions."""
     from corrupt.cli.explain import explain_environment, explain_plan
@@ -333,11 +344,14 @@ def baseline(
                 env_progress=status.update,
                 note=lambda text: err_console.print(f"note: {escape(text)}", highlight=False),
                 checked_out=checked_out,
+                python=python,
             )
         finally:
             box.close()
             if explain and pinned_at:
-                explain_environment(ready.checkout if ready else pinned_at[0], console)
+                explain_environment(
+                    ready.checkout if ready else pinned_at[0], console, asked=python is not None
+                )
     pinned, result, covering = ready.checkout, ready.baseline, ready.coverage
     console.print(f"{pinned.name} @ {pinned.commit[:12]}")
     console.print(

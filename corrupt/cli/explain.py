@@ -2,8 +2,8 @@
 
 The test command and where it came from (CI, tox, nox, hatch, make, pytest's
 configuration), the sources of the test requirements, the version given to
-VCS-versioned builds, and the requirements that did not install and were
-dropped. Printed before the suite runs and again once the environment exists,
+VCS-versioned builds, the Python the environment runs on and why, and the
+requirements that did not install and were dropped. Printed before the suite runs and again once the environment exists,
 so a red baseline is explained too.
 """
 
@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from corrupt.repos.environment import discover_test_requirements, recipe_for
+from corrupt.repos.interpreters import declared_support, own_interpreter
 from corrupt.repos.models import Checkout
 from corrupt.repos.runner import test_command
 from corrupt.repos.testplan import plan_tests
@@ -32,6 +33,11 @@ def explain_plan(checkout: Checkout, console: Console) -> None:
     ]
     if plan.runner == "unittest":
         lines.append("  a unittest suite, run through pytest's unittest support")
+    if plan.scripts:
+        lines.append(
+            f"  not collected, scripts named like tests (no test in them, code run at import): "
+            f"{', '.join(plan.scripts)}"
+        )
     found = discover_test_requirements(checkout.path)
     lines.append(f"test requirements from: {', '.join(found.sources) or 'nothing declared'}")
     if checkout.version:
@@ -42,10 +48,13 @@ def explain_plan(checkout: Checkout, console: Console) -> None:
         console.print(escape(line), highlight=False, soft_wrap=True)
 
 
-def explain_environment(checkout: Checkout, console: Console) -> None:
+def explain_environment(checkout: Checkout, console: Console, *, asked: bool = False) -> None:
     recipe = recipe_for(checkout)
     if not recipe:
         return
+    console.print(
+        escape(python_line(checkout, recipe, asked=asked)), highlight=False, soft_wrap=True
+    )
     if recipe.get("packages_as_of"):
         console.print(
             f"packages: as released by {recipe['packages_as_of']} (the commit's date), "
@@ -55,3 +64,20 @@ def explain_environment(checkout: Checkout, console: Console) -> None:
     dropped = recipe.get("dropped") or []
     text = ", ".join(map(str, dropped)) if dropped else "nothing"
     console.print(f"dropped requirements: {escape(text)}", highlight=False, soft_wrap=True)
+
+
+def python_line(checkout: Checkout, recipe: dict[str, object], *, asked: bool) -> str:
+    """Which interpreter the environment runs on, and why that one."""
+    own = own_interpreter()
+    label = recipe.get("python") or own.label
+    where = recipe.get("python_executable") or own.executable
+    if asked:
+        why = "as --python asked"
+    elif checkout.python is None:
+        why = "corrupt's own"
+    else:
+        why = (
+            f"the suite being red on corrupt's own {own.label}; the project supports "
+            f"{declared_support(checkout.path).describe()}"
+        )
+    return f"python: {label} ({where}), {why}"

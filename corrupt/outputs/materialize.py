@@ -172,8 +172,10 @@ def original_checkout(info: dict[str, Any], *, cache_dir: Path | None = None) ->
     else:
         spec = RepoSpec(spec.kind, spec.location, pinned)
     pinned_checkout = checkout(spec, cache_dir=cache_dir)
-    # the build's environment: today's packages, or those of the date it was green with
+    # the build's environment: today's packages, or those of the date it was green with,
+    # on corrupt's own Python or the one it was green on
     pinned_checkout.packages_as_of = info.get("packages_as_of")
+    pinned_checkout.python = info.get("python")
     if pinned_checkout.commit != commit:
         raise StoreError(
             f"{info['spec']} is now {pinned_checkout.commit[:17]}, not {commit[:17]} as built; "

@@ -46,11 +46,16 @@ def compute_baseline(
     """
     cache = _cache_path(checkout, sandbox, cache_dir)
     cached = _load(cache, checkout)
-    if cached is not None and cached.packages_as_of == checkout.packages_as_of:
+    if cached is not None and (cached.packages_as_of, cached.python) == (
+        checkout.packages_as_of,
+        checkout.python,
+    ):
         return cached
     with Workspace(checkout) as ws:
-        # a run with the packages of the commit's date keeps its own log next to today's
+        # a run with the packages of the commit's date, or on another Python, keeps its own
+        # log next to today's
         dated = f"-{checkout.packages_as_of[:10]}" if checkout.packages_as_of else ""
+        dated += f"-py{checkout.python}" if checkout.python else ""
         log = _Log(
             cache.with_name(f"{cache.stem}{dated}.log"), shlex.join(test_command(ws.path)[0])
         )
@@ -97,6 +102,7 @@ def compute_baseline(
                 "coverage": round(coverage_seconds, 3),
             },
             packages_as_of=checkout.packages_as_of,
+            python=checkout.python,
         )
     _store(cache, baseline)
     return baseline
@@ -196,7 +202,8 @@ def _last_line(report: TestReport) -> str:
 def cached_baseline(
     checkout: Checkout, sandbox: Sandbox, cache_dir: Path | None = None
 ) -> Baseline | None:
-    """The green baseline cached for the checkout's commit, whatever packages it was green with."""
+    """The green baseline cached for the checkout's commit, whatever packages and Python it was
+    green with."""
     return _load(_cache_path(checkout, sandbox, cache_dir), checkout)
 
 

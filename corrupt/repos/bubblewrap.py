@@ -27,14 +27,13 @@ when its command exits the pid namespace ends every process left in it.
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from corrupt.errors import SandboxError
+from corrupt.repos.interpreters import Interpreter, own_interpreter
 from corrupt.repos.scratch import scratch_dir
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -163,13 +162,16 @@ def _box_hosts() -> Path:
     return path
 
 
-def interpreter_roots() -> list[Path]:
+def interpreter_roots(interpreter: Interpreter | None = None) -> list[Path]:
     """Folders the venvs corrupt makes need besides themselves: the prefix of the base
-    Python they are created from (corrupt's own). Taken from this process, never from
-    a venv's files, which an install step (repository code) could have rewritten."""
-    executable = Path(os.path.realpath(getattr(sys, "_base_executable", sys.executable)))
+    Python they are created from (corrupt's own unless ``interpreter`` names another
+    one). Taken from what the interpreter itself answered on the host (see
+    :func:`corrupt.repos.interpreters.probe`), never from a venv's files, which an
+    install step (repository code) could have rewritten."""
+    interpreter = interpreter or own_interpreter()
     roots: list[Path] = []
-    for path in (Path(sys.base_prefix), Path(sys.base_prefix).resolve(), executable.parent.parent):
+    prefix = interpreter.prefix
+    for path in (prefix, prefix.resolve(), interpreter.executable.parent.parent):
         if path.is_dir() and not _under_system(path) and path not in roots:
             roots.append(path)
     return roots

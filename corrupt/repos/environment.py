@@ -47,6 +47,7 @@ from typing import Any
 from corrupt.cache import cache_root
 from corrupt.errors import InstallError
 from corrupt.repos.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
+from corrupt.repos.interpreters import Interpreter, interpreter_hint, which_interpreter
 from corrupt.repos.launch import network_mode, started, unboxed
 from corrupt.repos.limits import confined
 from corrupt.repos.models import Checkout, Environment, Limits
@@ -131,16 +132,32 @@ class TestRequirements:
 
 
 def environment_key(checkout: Checkout) -> str:
-    """Cache key: readable repository stem + hash of (url, commit, our Python version, recipe
-    version, what intake finds to install): a corrupt that reads a project better builds anew."""
+    """Cache key: readable repository stem + hash of (url, commit, the Python the venv is built
+    on, recipe version, what intake finds to install): a corrupt that reads a project better
+    builds anew."""
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", checkout.name).strip("-")[:40] or "repo"
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if checkout.python is not None:  # another interpreter: its exact version and where it is
+        interpreter = base_interpreter(checkout)
+        python = f"{interpreter.label}\0{interpreter.executable}"
     found = json.dumps(asdict(discover_test_requirements(checkout.path)), default=str)
     key = f"{checkout.url}\0{checkout.commit}\0{python}\0{RECIPE_VERSION}\0{found}"
     if checkout.packages_as_of:
         key += f"\0{checkout.packages_as_of}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return f"{stem}-{digest}"
+
+
+def base_interpreter(checkout: Checkout) -> Interpreter:
+    """The interpreter the checkout's venv is created from: corrupt's own, or the one its
+    ``python`` record names; an InstallError when that one is not installed here."""
+    try:
+        return which_interpreter(checkout.python)
+    except LookupError:
+        raise InstallError(
+            f"{checkout.name}'s suite is green on Python {checkout.python}, which is not installed "
+            f"on this machine: {interpreter_hint(str(checkout.python))}"
+        ) from None
 
 
 def discover_test_requirements(root: Path) -> TestRequirements:
@@ -204,7 +221,7 @@ def locked_requirements(root: Path, extras: list[str], groups: list[str]) -> lis
     ``uv export --frozen`` only reads the lock (no resolution, no network, no
     build of the project), so it is safe on the cached tree.
     """
-    uv = _find_uv()
+    uv = find_uv()
     if uv is None or not (root / "uv.lock").is_file():
         return []
     argv = [
@@ -323,6 +340,7 @@ class _Installer:
         *,
         uv_cache: Path,
         isolation: bool,
+        interpreter: Interpreter,
         version: str | None = None,
         as_of: str | None = None,
     ) -> None:
@@ -331,8 +349,9 @@ class _Installer:
         self.venv = venv
         self.source = source
         self.python = venv / "bin" / "python"
-        self.base_python = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
-        self.uv = _find_uv()
+        self.interpreter = interpreter
+        self.base_python = str(interpreter.executable)
+        self.uv = find_uv()
         if as_of and not self.uv:
             raise InstallError(f"installing the packages of {as_of} needs uv (pip install uv)")
         self.uv_cache = uv_cache
@@ -356,7 +375,7 @@ class _Installer:
         self.uv_cache.mkdir(parents=True, exist_ok=True)
         tools = [Path(self.uv)] if self.uv else []
         box = Box(
-            read_only=(*tools, *interpreter_roots()),
+            read_only=(*tools, *interpreter_roots(self.interpreter)),
             writable=(self.venv, self.source, self.uv_cache),
             network=network_mode(self.env),
             tmp_mb=INSTALL_LIMITS.disk_mb,
@@ -432,7 +451,7 @@ class _Installer:
         self.step(name, argv)
 
 
-def _find_uv() -> str | None:
+def find_uv() -> str | None:
     try:
         import uv
 
@@ -450,11 +469,17 @@ def create_environment(
 ) -> Environment:
     """Return the checkout's venv, building it (and its install log) if not cached."""
     key = environment_key(checkout)
+    interpreter = base_interpreter(checkout)
     envs = Path(cache_dir or cache_root()) / "envs"
     venv = envs / key
     log = envs / f"{key}.log"
     env = Environment(
-        key=key, kind="venv", python=str(venv / "bin" / "python"), location=str(venv), log=log
+        key=key,
+        kind="venv",
+        python=str(venv / "bin" / "python"),
+        location=str(venv),
+        log=log,
+        interpreter_roots=tuple(interpreter_roots(interpreter)),
     )
     if (venv / MARKER).is_file():
         return env
@@ -463,7 +488,7 @@ def create_environment(
         # concurrent builds of one repo: the first builds, the rest wait
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (venv / MARKER).is_file():
-            _build(checkout, venv, log, progress, isolation=isolation)
+            _build(checkout, venv, log, progress, isolation=isolation, interpreter=interpreter)
     return env
 
 
@@ -474,10 +499,12 @@ def _build(
     progress: Callable[[str], None] | None,
     *,
     isolation: bool,
+    interpreter: Interpreter,
 ) -> None:
     remove_tree(venv)
     log.write_text(
-        f"corrupt environment for {checkout.name} at {checkout.commit}\n", encoding="utf-8"
+        f"corrupt environment for {checkout.name} at {checkout.commit} on {interpreter}\n",
+        encoding="utf-8",
     )
     started = time.monotonic()
     # Build backends and "-e ." lines write into the source folder: install
@@ -492,10 +519,11 @@ def _build(
             source,
             uv_cache=tmp / "uv-cache",
             isolation=isolation,
+            interpreter=interpreter,
             version=checkout.version,
             as_of=checkout.packages_as_of,
         )
-        _say(progress, f"creating venv {venv}")
+        _say(progress, f"creating venv {venv} on Python {interpreter.label}")
         installer.create_venv()
         found = discover_test_requirements(source)
         with log.open("a", encoding="utf-8") as fh:
@@ -525,6 +553,8 @@ def _build(
         recipe = {
             "version": checkout.version,
             "packages_as_of": checkout.packages_as_of,
+            "python": interpreter.label,
+            "python_executable": str(interpreter.executable),
             "pytest": pytest_pin,
             "sources": found.sources,
             "extras": found.extras,

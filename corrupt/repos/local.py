@@ -68,6 +68,7 @@ class LocalSandbox(Sandbox):
 
     name = "local"
     dates_packages = True  # uv's --exclude-newer
+    picks_python = True  # venvs on any installed interpreter
 
     def __init__(self, *, cache_dir: Path | None = None, isolation: bool = True) -> None:
         self.cache_dir = Path(cache_dir or cache_root())
@@ -125,7 +126,7 @@ class LocalSandbox(Sandbox):
             child_env = _scrubbed_env(env, home=HOME, tmp="/tmp")
             network = network_mode(child_env) if command.limits.network else "none"
             box = Box(
-                read_only=(Path(env.location), *interpreter_roots()),
+                read_only=(Path(env.location), *(env.interpreter_roots or interpreter_roots())),
                 writable=(io,),
                 workdir=(tree, WORKDIR),
                 network=network,

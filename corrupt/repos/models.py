@@ -60,6 +60,9 @@ class Checkout:
     # Set when the suite is green only with the packages of that moment: installs then
     # leave out every release uploaded after it, as the project's CI saw the index.
     packages_as_of: str | None = None
+    # Set when the suite is green only on another Python than corrupt's own: its version
+    # (``3.13.0``), which the environment is built on (see corrupt.repos.interpreters).
+    python: str | None = None
 
 
 @dataclass
@@ -71,6 +74,9 @@ class Environment:
     python: str  # interpreter to run, as seen *inside* the sandbox
     location: str  # venv dir or image tag
     log: Path | None = None  # install log on the host
+    # Host folders of the interpreter a venv was created from, which a box must show
+    # read-only (local sandbox); empty: corrupt's own.
+    interpreter_roots: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -180,3 +186,4 @@ class Baseline:
     command: list[str] = field(default_factory=list)  # the test command users can rerun
     timings: dict[str, float] = field(default_factory=dict)  # seconds per phase: runs, coverage
     packages_as_of: str | None = None  # the suite is green with the packages of this moment only
+    python: str | None = None  # the suite is green on this Python only (None: corrupt's own)

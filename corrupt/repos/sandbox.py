@@ -38,6 +38,9 @@ class Sandbox(ABC):
     # Whether ``prepare`` can install the packages of a past moment
     # (``Checkout.packages_as_of``): the second chance a red baseline gets.
     dates_packages: bool = False
+    # Whether ``prepare`` can build on another installed Python (``Checkout.python``): the
+    # chance a red baseline gets on the other interpreters the project supports.
+    picks_python: bool = False
 
     @abstractmethod
     def prepare(

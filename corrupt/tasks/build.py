@@ -92,6 +92,7 @@ class BuildOptions:
     min_lines: int = 5
     min_covering: int = 5
     time_limit: float = 60.0
+    python: str | None = None  # the installed Python to build the environment on (None: chosen)
     screening: str = ScreeningMode.WARM
     deletion_style: str = DeletionStyle.RAISE
     min_stars: int = 0
@@ -221,9 +222,11 @@ class Build:
                     stage=self._stage,
                     checked_out=lambda c: stores.append(self._open_store(c)),
                     note=self.progress.note,
+                    python=o.python,
                 )
                 store = stores[0]
-                if ready.checkout.packages_as_of:  # green only with the packages of that date
+                # green only with the packages of that date, or on that Python
+                if ready.checkout.packages_as_of or ready.checkout.python:
                     store.bind_repo(self._repo_info(ready.checkout))
                 with self._stage("selection"):
                     targets = eligible_targets(
@@ -277,6 +280,7 @@ class Build:
             "stars": checkout.stars,
             "sandbox": self.o.sandbox,
             "packages_as_of": checkout.packages_as_of,
+            "python": checkout.python,
         }
 
     def _abandon(self, store: Store) -> None:

@@ -391,3 +391,33 @@ def test_a_red_suite_committed_today_gets_no_second_chance(tmp_path_factory, tmp
     assert proc.returncode == 15
     assert "test_never fails" in proc.stderr
     assert "trying the packages" not in proc.stderr and "too:" not in proc.stderr
+
+
+def test_a_script_named_like_a_test_is_not_collected(tmp_path_factory, tmp_path):
+    # toml's tests/encoding_test.py: a program for an external test runner, reading stdin
+    # at import, which pytest's `*_test.py` pattern would collect (and fail on)
+    files = {
+        "tomlish.py": "def dumps(d):\n    return '\\n'.join(f'{k} = {v!r}' for k, v in d.items())\n",
+        "tests/encoding_test.py": (
+            "import json, sys\nfrom tomlish import dumps\n\n"
+            "print(dumps(json.loads(sys.stdin.read())))\n"
+        ),
+        "tests/test_api.py": (
+            "from tomlish import dumps\n\ndef test_dumps():\n    assert dumps({'a': 1}) == 'a = 1'\n"
+        ),
+    }
+    make_repo(tmp_path / "xi", files)
+    proc = corrupt_cli(
+        "baseline", str(tmp_path / "xi"), "--explain", tmp_path_factory=tmp_path_factory
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = " ".join(proc.stdout.split())
+    assert (
+        "test command: PYTHONHASHSEED=0 PYTHONPATH=. python -m pytest --ignore=tests/encoding_test.py"
+        in out
+    )
+    assert (
+        "not collected, scripts named like tests (no test in them, code run at import): tests/encoding_test.py"
+        in out
+    )
+    assert "tests: 1 passing" in out

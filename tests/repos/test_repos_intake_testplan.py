@@ -357,3 +357,46 @@ def test_configuration_of_the_wrong_shape_reads_as_nothing(tmp_path, name, text)
     assert plan.packages == [] and plan.paths == []
     assert version_files(root) == []
     assert discover_test_requirements(root).extras == []
+
+
+# a harness's helper named like a test: a program that reads stdin at import
+ENCODER = (
+    '"""Reads tagged JSON and encodes it."""\n\nimport json\nimport sys\n\n'
+    "def convert(v):\n    return v\n\n"
+    "j = json.loads(sys.stdin.read())\nprint(convert(j))\n"
+)
+NAMED_LIKE_TESTS = {
+    "tests/encoding_test.py": ENCODER,
+    # the same program behind a main guard runs nothing at import: pytest may import it
+    "tests/decoding_test.py": "import sys\n\ndef tag(v):\n    return v\n\n"
+    "if __name__ == '__main__':\n    print(tag(sys.stdin.read()))\n",
+    "tests/test_real.py": "def test_one():\n    assert True\n",
+    # tests inside a condition, a TestCase of any name, imported or assigned tests: kept
+    "tests/test_platform.py": "import sys, unittest\n\nif sys.platform != 'win32':\n"
+    "    class Trigger(unittest.TestCase):\n        def test_it(self):\n            pass\n"
+    "setup = print('import-time work')\n",
+    "tests/test_reexport.py": "from tests.shared import *\nprint('loaded')\n",
+    "tests/test_assigned.py": "import helpers\ntest_made = helpers.make()\n",
+    "tests/test_broken.py": "def oops(:\n    print('x')\n",
+    "tests/conftest.py": "print('conftest runs code at import')\n",
+}
+
+
+def test_scripts_named_like_tests_are_not_collected(tmp_path):
+    root = tree(tmp_path, NAMED_LIKE_TESTS)
+    plan = plan_tests(root)
+    assert plan.scripts == ["tests/encoding_test.py"]
+    assert plan.options == ["--ignore=tests/encoding_test.py"]
+    assert runner.test_command(root)[0] == [
+        "python", "-m", "pytest", "--ignore=tests/encoding_test.py",
+    ]  # fmt: skip
+
+
+def test_scripts_follow_pytests_own_file_pattern_and_doctest_runs_keep_them(tmp_path):
+    files = {"checks/check_one.py": ENCODER, "tests/encoding_test.py": ENCODER}
+    root = tree(tmp_path, {**files, "pytest.ini": "[pytest]\npython_files = check_*.py\n"})
+    assert plan_tests(root).scripts == ["checks/check_one.py"]
+    doctests = tree(
+        tmp_path / "doctest", {**files, "pytest.ini": "[pytest]\naddopts = --doctest-modules\n"}
+    )
+    assert plan_tests(doctests).scripts == []
