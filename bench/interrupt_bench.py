@@ -52,7 +52,12 @@ def once(work: Path, screening: str) -> tuple[float, int, int]:
             "--n", "1", "--out", str(work / "out"), "--min-lines", "3", "--min-covering", "3",
             "--screening", screening]  # fmt: skip
     child = subprocess.Popen(
-        argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        argv,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in a terminal
     )
     try:
         # screening has begun once a warm server or a selected run appears below the build

@@ -227,6 +227,8 @@ def test_ctrl_c_stops_the_run_and_the_next_one_resumes(repos, tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # Ctrl-C as in a terminal: a suite run in the background would pass SIGINT on ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stdout is not None
     for line in proc.stdout:  # interrupted as the second build starts

@@ -43,7 +43,13 @@ def test_sigint_mid_screening_ends_the_runs_and_exits_130(tmp_path, tmp_path_fac
     argv = [sys.executable, "-m", "corrupt", "build", str(source), "--mode", "discovery", "--n", "1",
             "--out", str(tmp_path / "out"), "--min-lines", "3", "--min-covering", "3"]  # fmt: skip
     child = subprocess.Popen(
-        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        argv,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        # Ctrl-C as in a terminal: a suite run in the background would pass SIGINT on ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 240
