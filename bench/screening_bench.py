@@ -130,7 +130,7 @@ def screen_mode(
             workspace,
             RunBudget.from_baseline(ready.baseline),
             screening=mode,
-            durations=ready.baseline.durations,
+            baseline=ready.baseline,
             policy=policy,
         )
         try:

@@ -140,7 +140,9 @@ def screening_line(record: dict[str, object]) -> str:
     if mode != "warm":
         return f"screening: {mode} (a new interpreter per candidate)"
     runs, fallbacks = record.get("warm_runs", 0), record.get("fallbacks", 0)
-    line = f"screening: warm, {runs} candidates in the warm server, {fallbacks} run fresh"
+    checked = record.get("checked")
+    how = f"warm (checked on {checked} unchanged tests)" if checked else "warm"
+    line = f"screening: {how}, {runs} candidates in the warm server, {fallbacks} run fresh"
     reasons = record.get("fallback_reasons")
     if isinstance(reasons, dict) and reasons:
         line += " (" + "; ".join(f"{n}× {why}" for why, n in reasons.items()) + ")"

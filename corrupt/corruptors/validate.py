@@ -13,6 +13,7 @@ attempt.
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import textwrap
 import tokenize
@@ -39,9 +40,16 @@ def pyflakes_findings(source: str, filename: str = "<corrupt>") -> Counter[str]:
     return collected
 
 
+@functools.lru_cache(maxsize=8)
+def _original_view(original: str) -> tuple[Counter[str], Counter[str]]:
+    """The comments and pyflakes findings of an original file, computed once: a search
+    checks dozens of mutants against the same file (callers only subtract from these)."""
+    return comments(original), pyflakes_findings(original)
+
+
 def new_pyflakes_findings(original: str, corrupted: str) -> list[str]:
     """Findings the corruption adds (an unused variable, an undefined name...)."""
-    added = pyflakes_findings(corrupted) - pyflakes_findings(original)
+    added = pyflakes_findings(corrupted) - _original_view(original)[1]
     return sorted(added.elements())
 
 
@@ -54,10 +62,34 @@ def comments(source: str) -> Counter[str]:
     return Counter(t.string.strip() for t in tokens if t.type == tokenize.COMMENT)
 
 
+LEXICAL = frozenset("#'\"\\")  # the characters that start comments and strings or escape
+
+
+def comment_added(original: str, corrupted: str) -> bool:
+    """Whether ``corrupted`` has a comment ``original`` lacks.
+
+    Tokenizing the whole file for every mutant cost more than screening it
+    warm. When neither version of the changed lines holds ``#``, a quote or a
+    backslash, the lines around them tokenize alike (no string or comment
+    starts, ends or escapes inside the change), so no comment can be new.
+    """
+    old, new = original.splitlines(keepends=True), corrupted.splitlines(keepends=True)
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    changed = "".join(old[head : len(old) - tail]) + "".join(new[head : len(new) - tail])
+    if LEXICAL.isdisjoint(changed):
+        return False
+    return bool(comments(corrupted) - _original_view(original)[0])
+
+
 def tells(original: str, corrupted: str) -> list[str]:
     """Give-aways a reader could spot without running anything: new comments, new pyflakes findings."""
     problems = []
-    if comments(corrupted) - comments(original):
+    if comment_added(original, corrupted):
         problems.append("comment added")
     added = new_pyflakes_findings(original, corrupted)
     if added:

@@ -41,10 +41,13 @@ def plugin_module() -> str:
 
 def base_argv(module: str) -> list[str]:
     # --continue-on-collection-errors: a corruption that breaks one test module's
-    # import must not hide the results of every other module.
+    # import must not hide the results of every other module. Plugins that shuffle
+    # the order (pytest-randomly, pytest-random-order) are off: which tests a
+    # failure budget reaches must not change between runs, or one seed gives
+    # other tasks.
     return [
         "python", "-m", "pytest", "-p", module, "-p", "no:cacheprovider",
-        "--continue-on-collection-errors",
+        "-p", "no:randomly", "-p", "no:random_order", "--continue-on-collection-errors",
     ]  # fmt: skip
 
 

@@ -15,8 +15,8 @@ plugin gives them) through pytest's own run protocol, writes the plugin's
 report to ``report`` and exits; the parent kills it at ``deadline`` and
 answers ``{"id", "exit", "timed_out", "fallback", "seconds"}``. ``fallback``
 says why a candidate could not be swapped in (a change to code that runs at
-import, a function the module no longer reaches): the host then runs that
-candidate in a fresh process.
+import, a changed function that ran while the suite was collected): the host
+then runs that candidate in a fresh process.
 
 Why a code swap and not a re-import: assigning ``function.__code__`` changes
 the behaviour of every reference to the function (aliases made by ``from m
@@ -29,6 +29,7 @@ output cannot corrupt it, and the child closes it before any test runs.
 
 from __future__ import annotations
 
+import _lsprof
 import contextlib
 import gc
 import json
@@ -36,7 +37,6 @@ import os
 import select
 import signal
 import sys
-import threading
 import time
 import types
 
@@ -205,9 +205,10 @@ class Calls:
     """The functions that run before serving starts: imports and collection.
 
     Recorded once per code object: ``sys.monitoring`` (3.12+) disables a
-    location after its first event; before that a global trace function sees
-    each Python call (cheaper than a profile hook, which also sees C calls)
-    and asks for no line events.
+    location after its first event; before that cProfile's C profiler
+    (without C calls) keeps a table of the code objects called. A Python
+    trace function doubled toolz's collection time; the profiler adds about
+    half of that. It sees the main thread only, where pytest collects.
     """
 
     def __init__(self):
@@ -224,16 +225,12 @@ class Calls:
             monitoring.register_callback(monitoring.PROFILER_ID, events.PY_START, self._started)
             monitoring.set_events(monitoring.PROFILER_ID, events.PY_START)
         else:
-            sys.settrace(self._called)
-            threading.settrace(self._called)
+            self.profiler = _lsprof.Profiler(builtins=False)
+            self.profiler.enable()
 
     def _started(self, code, offset):
         self.codes[id(code)] = code
         return self.monitoring.DISABLE
-
-    def _called(self, frame, event, arg):
-        code = frame.f_code
-        self.codes[id(code)] = code
 
     def stop(self):
         """``{(real path, name, first line)}`` of every function that ran."""
@@ -243,8 +240,11 @@ class Calls:
             monitoring.register_callback(monitoring.PROFILER_ID, monitoring.events.PY_START, None)
             monitoring.free_tool_id(monitoring.PROFILER_ID)
         else:
-            sys.settrace(None)
-            threading.settrace(None)
+            self.profiler.disable()
+            for entry in self.profiler.getstats():
+                if isinstance(entry.code, types.CodeType):
+                    self.codes[id(entry.code)] = entry.code
+            self.profiler.clear()
         paths = {}
         ran = set()
         for code in self.codes.values():
@@ -260,53 +260,53 @@ class Calls:
 
 
 def swap(files, originals, ran_at_collection):
-    """Give every imported function the candidate's code for it.
+    """Give every live function the candidate's code for it.
 
     Only function bodies may differ (code that ran at import cannot be run
-    again), no changed function may have run while the suite was collected
-    (a test module that builds objects at import would see the change in a
-    fresh run, even fail to import), and every changed function defined at
-    import must be reachable, or the candidate would run partly unchanged.
+    again), and no changed function may have run while the suite was
+    collected (a test module that builds objects at import would see the
+    change in a fresh run, even fail to import). Every function object made
+    from a changed definition is found among the live objects, whatever holds
+    it (aliases, wrappers, registries, another module's globals); a definition
+    with none was never made (an untaken ``if`` branch) or is gone, and
+    nothing can call it.
     """
     root = os.getcwd()
+    wanted = {}  # real path -> {(name, first line): new code}
     for relative, source in files.items():
         path = os.path.realpath(os.path.join(root, relative))
-        modules = [m for m in list(sys.modules.values()) if module_file(m) == path]
-        if not modules:
+        if not any(module_file(m) == path for m in list(sys.modules.values())):
             continue  # not imported yet: a test imports it from the patched file
         original = originals.get(relative)
         if original is None:
             raise NotSwappable("imported, but no original to compare with", relative)
-        changes, required, altered = changed_functions(
+        changes, altered = changed_functions(
             compiled(original, path, relative), compiled(source, path, relative), relative
         )
         for name, line in sorted(altered):
             if (path, name, line) in ran_at_collection:
                 raise NotSwappable("ran while the suite was collected", f"{relative}:{line} {name}")
-        swapped = set()
-        for module in modules:
-            for function in gc.get_referrers(vars(module)):
-                if not isinstance(function, types.FunctionType):
-                    continue
-                code = function.__code__
-                new = changes.get((code.co_name, code.co_firstlineno))
-                if new is None or not in_file(code, path):
-                    continue
-                try:
-                    function.__code__ = new
-                except ValueError as exc:  # its free variables changed
-                    raise NotSwappable(
-                        f"free variables changed ({exc})", f"{relative} {code.co_name}"
-                    ) from None
-                swapped.add((code.co_name, code.co_firstlineno))
-        missing = sorted(required - swapped)
-        if missing:
-            name, line = missing[0]
-            raise NotSwappable("not reachable from its module", f"{relative}:{line} {name}")
-
-
-def in_file(code, path):
-    return code.co_filename == path or os.path.realpath(code.co_filename) == path
+        if changes:
+            wanted[path] = changes
+    if not wanted:
+        return
+    paths = {}
+    for function in gc.get_objects():
+        if type(function) is not types.FunctionType:
+            continue
+        code = function.__code__
+        file = code.co_filename
+        if file not in paths:
+            paths[file] = os.path.realpath(file)
+        new = wanted.get(paths[file], {}).get((code.co_name, code.co_firstlineno))
+        if new is None:
+            continue
+        try:
+            function.__code__ = new
+        except ValueError as exc:  # its free variables changed
+            raise NotSwappable(
+                f"free variables changed ({exc})", f"{file} {code.co_name}"
+            ) from None
 
 
 def module_file(module):
@@ -325,16 +325,13 @@ def compiled(source, path, relative):
 
 
 def changed_functions(old, new, relative):
-    """``({(name, old first line): new code}, {keys that must be swapped}, {keys whose own
-    code changed})``.
+    """``({(name, old first line): new code}, {keys whose own code changed})``.
 
     Code run at import (the module's and class bodies) must be the same but
     for line numbers. A function whose code or lines changed is swapped (a
-    function that only moved keeps tracebacks right); one defined at import
-    must find a live object, one nested in a function may have none (it is
-    made again on each call).
+    function that only moved keeps tracebacks right).
     """
-    changes, required, altered = {}, set(), set()
+    changes, altered = {}, set()
 
     def walk(old_code, new_code, at_import):
         olds, news = children(old_code), children(new_code)
@@ -351,14 +348,12 @@ def changed_functions(old, new, relative):
                 if key in changes:
                     raise NotSwappable("two definitions on one line", f"{relative} {o.co_name}")
                 changes[key] = n
-                if at_import:
-                    required.add(key)
                 if shape(o) != shape(n):
                     altered.add(key)
             walk(o, n, at_import and not function)
 
     walk(old, new, True)
-    return changes, required, altered
+    return changes, altered
 
 
 def children(code):

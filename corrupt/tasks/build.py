@@ -443,7 +443,7 @@ class _Run:
                 workspace,
                 self.budget,
                 screening=ScreeningMode(self.o.screening),
-                durations=self.ready.baseline.durations,
+                baseline=self.ready.baseline,
                 policy=self.policy,
             )
             stack.callback(screener.close)  # before its working copy goes

@@ -9,8 +9,9 @@ restores the files.
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from corrupt.repos.models import Baseline, Environment, TestReport
@@ -41,38 +42,46 @@ class RunBudget:
         )
 
 
-CALIBRATIONS = 3  # warm runs checked against a fresh run before warm results are trusted
+CHECK_SECONDS = 60.0  # baseline time the warm server's check of the unchanged code may cover
 
 
 @dataclass
 class WarmPolicy:
     """Whether warm screening holds for this repository: one decision shared by a build's workers.
 
-    The first :data:`CALIBRATIONS` warm runs are repeated in a fresh process;
-    one disagreement (import-time state a test relies on, a module the swap
-    cannot reach) turns warm screening off for the repository, as does a
-    server that cannot start or stops answering. ``reason`` records why.
+    Before the first candidate, the warm server runs the unchanged code's
+    passing tests (:func:`check_selection`); one that does not pass there (a
+    test that relies on its process, on threads or state from import time)
+    turns warm screening off for the repository, as does a server that cannot
+    start or stops answering. ``reason`` records why. Candidates whose change
+    a fork cannot show as a fresh process would are declined one by one by the
+    server and run fresh (``fallbacks``).
     """
 
     enabled: bool = True
     reason: str = ""
-    calibrations: int = CALIBRATIONS
+    checked: int | None = None  # tests the unchanged code passed in the warm server
     warm_runs: int = 0
     fallbacks: int = 0  # candidates a warm server could not swap in, run fresh instead
     fallback_reasons: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _checking: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def disable(self, reason: str) -> None:
         with self._lock:
             if self.enabled:
                 self.enabled, self.reason = False, reason
 
-    def take_calibration(self) -> bool:
-        with self._lock:
-            if self.calibrations <= 0:
-                return False
-            self.calibrations -= 1
-            return True
+    def check_once(self, check: Callable[[], tuple[int, str | None]]) -> None:
+        """Run ``check`` (tests checked, why warm fails) for the first worker; the
+        others wait for its verdict."""
+        with self._checking:
+            if self.checked is not None or not self.enabled:
+                return
+            checked, failure = check()
+            self.checked = checked
+            if failure:
+                self.disable(failure)
 
     def count(self, *, fallback: str | None = None) -> None:
         with self._lock:
@@ -86,10 +95,27 @@ class WarmPolicy:
         return {
             "warm": self.enabled,
             "reason": self.reason,
+            "checked": self.checked,
             "warm_runs": self.warm_runs,
             "fallbacks": self.fallbacks,
             "fallback_reasons": dict(self.fallback_reasons),
         }
+
+
+def check_selection(baseline: Baseline, seconds: float = CHECK_SECONDS) -> list[str]:
+    """The baseline's passing tests the warm server must pass on the unchanged code:
+    all of them, or the quickest files that fit in ``seconds`` of baseline time
+    (a long suite would otherwise cost a whole run before the first candidate)."""
+    chosen: list[str] = []
+    spent = 0.0
+    ordered = fastest_files_first(baseline.tests, baseline.durations)
+    for _, group in itertools.groupby(ordered, key=lambda n: n.split("::", 1)[0]):
+        tests = list(group)
+        spent += sum(baseline.durations.get(n, 0.0) for n in tests)
+        if chosen and spent > seconds:
+            break
+        chosen += tests
+    return chosen
 
 
 def fastest_files_first(tests: Sequence[str], durations: dict[str, float]) -> list[str]:
@@ -103,17 +129,6 @@ def fastest_files_first(tests: Sequence[str], durations: dict[str, float]) -> li
         by_file.setdefault(nodeid.split("::", 1)[0], []).append(nodeid)
     files = sorted(by_file, key=lambda f: sum(durations.get(n, 0.0) for n in by_file[f]))
     return [nodeid for file in files for nodeid in by_file[file]]
-
-
-def disagreement(warm: TestReport, fresh: TestReport) -> str | None:
-    """The first test whose outcome differs between a warm and a fresh run of one candidate."""
-    for nodeid in sorted(set(warm.results) | set(fresh.results)):
-        a, b = warm.results.get(nodeid), fresh.results.get(nodeid)
-        if (a and a.outcome) != (b and b.outcome):
-            return f"{nodeid}: {a.outcome if a else 'not run'} warm, {b.outcome if b else 'not run'} fresh"
-    if warm.stopped_early != fresh.stopped_early:
-        return "the failure budget stopped one run and not the other"
-    return None
 
 
 class TreeScreener:
@@ -132,7 +147,7 @@ class TreeScreener:
         budget: RunBudget,
         *,
         screening: ScreeningMode = ScreeningMode.FRESH,
-        durations: dict[str, float] | None = None,
+        baseline: Baseline | None = None,
         policy: WarmPolicy | None = None,
     ) -> None:
         self.sandbox = sandbox
@@ -140,7 +155,8 @@ class TreeScreener:
         self.workspace = workspace
         self.budget = budget
         self.screening = screening
-        self.durations = durations or {}
+        self.baseline = baseline
+        self.durations = baseline.durations if baseline else {}
         self.policy = policy or WarmPolicy()
         self.runs = 0
         self._server: WarmServer | None = None
@@ -212,18 +228,16 @@ class TreeScreener:
                 self.policy.count(fallback=result)
                 return None
             self.runs += 1
-            if self.policy.take_calibration():
-                fresh = self._fresh(tests, max_failures)
-                differs = disagreement(result, fresh)
-                if differs:
-                    self.policy.disable(f"a warm run disagreed with a fresh one on {differs}")
-                    self.close()
-                    return fresh
             self.policy.count()
             return result
 
     def _started(self) -> WarmServer | None:
+        """This worker's server, started (and the repository checked) on first use."""
+        baseline = self.baseline
         if self._server is None and self.policy.enabled:
+            if baseline is None:
+                self.policy.disable("no baseline to check the warm server against")
+                return None
             try:
                 self._server = WarmServer(
                     self.sandbox,
@@ -233,4 +247,29 @@ class TreeScreener:
                 )
             except WarmUnavailable as exc:
                 self.policy.disable(exc.reason)
-        return self._server if self.policy.enabled else None
+            else:
+                self.policy.check_once(lambda: self._check(baseline))
+        if not self.policy.enabled:
+            self.close()
+            return None
+        return self._server
+
+    def _check(self, baseline: Baseline) -> tuple[int, str | None]:
+        """Run the baseline's passing tests on the unchanged code in the server: how many,
+        and the first that did not pass there (warm screening cannot be trusted then)."""
+        assert self._server is not None
+        tests = check_selection(baseline)
+        try:
+            report = self._server.run(
+                {}, {}, tests, max_failures=1, timeout=self.budget.timeout,
+                per_test_timeout=self.budget.per_test_timeout,
+            )  # fmt: skip
+        except WarmUnavailable as exc:
+            return 0, f"the warm server stopped: {exc.reason}"
+        assert not isinstance(report, str)  # no files, nothing to decline
+        for nodeid in tests:
+            result = report.results.get(nodeid)
+            if result is None or result.outcome != "passed":
+                outcome = result.outcome if result else "not run"
+                return len(tests), f"{nodeid} {outcome} in the warm server on the unchanged code"
+        return len(tests), None

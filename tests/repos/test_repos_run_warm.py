@@ -11,12 +11,12 @@ from repos_run_support import fixture_checkout, session_cache
 
 from corrupt.errors import SandboxError
 from corrupt.repos.local import LocalSandbox
-from corrupt.repos.models import IO_DIR, Command, Limits
+from corrupt.repos.models import IO_DIR, Baseline, Command, Limits
 from corrupt.repos.runner import run_tests
 from corrupt.repos.warm import WarmServer
 from corrupt.repos.workspace import Workspace
 from corrupt.tasks.modes import ScreeningMode
-from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy
+from corrupt.tasks.screen import RunBudget, TreeScreener, check_selection
 
 LIB = "src/shapes/geometry.py"
 G = "tests/test_geometry.py::"
@@ -25,6 +25,7 @@ GEOMETRY_TESTS = [
     G + name
     for name in [
         "test_add",
+        "test_copied_add",
         "test_double",
         "test_triple",
         "test_describe",
@@ -90,7 +91,12 @@ def outcomes(report):
 
 
 BODY_CHANGES = {
-    "plain function": ("    return a + b\n", "    return a - b\n", ["test_add", "test_double"]),
+    "plain function": (
+        "    return a + b\n",
+        "    return a - b\n",
+        ["test_add", "test_copied_add", "test_double"],  # a copy under other globals too
+    ),
+    "definition in an untaken branch": ("return max(x, LIMIT)", "return max(x, 0)", []),
     "functools.wraps decorator": (
         "    return add(x, x)\n",
         "    return add(x, 1)\n",
@@ -202,32 +208,78 @@ def test_the_deadline_kills_a_child_the_per_test_timeout_cannot_stop(server, ws)
     }
 
 
-def test_a_disagreement_with_a_fresh_run_turns_warm_screening_off(shapes, ws):
+def baseline_of(tests: list[str]) -> Baseline:
+    return Baseline(
+        commit="fixture", tests=tests, flaky=[], skipped=[], seconds=1.0,
+        durations=dict.fromkeys(tests, 0.01), line_coverage={},
+    )  # fmt: skip
+
+
+def warm_screener(shapes, ws, baseline: Baseline) -> TreeScreener:
     _, sandbox, env = shapes
-    policy = WarmPolicy()
-    screener = TreeScreener(
-        sandbox, env, ws, RunBudget(60, 5), screening=ScreeningMode.WARM, policy=policy
+    return TreeScreener(
+        sandbox, env, ws, RunBudget(60, 5), screening=ScreeningMode.WARM, baseline=baseline
     )
+
+
+def test_a_test_that_fails_in_the_fork_turns_warm_screening_off(shapes, ws):
+    everything = fresh_run(shapes, ws, original(ws), None)
+    assert everything.passing() >= {ID + "test_same_process_as_import", *GEOMETRY_TESTS}
+    screener = warm_screener(shapes, ws, baseline_of(sorted(everything.passing())))
     try:
-        test = ID + "test_same_process_as_import"  # a forked child has another pid
-        report = screener({LIB: original(ws)}, [test], None)
-        assert outcomes(report) == {test: "passed"}  # the fresh run's answer
-        assert not policy.enabled
-        assert test in policy.reason and "passed fresh" in policy.reason
-        assert screener.runs == 2
+        corrupted = original(ws).replace("    return a + b\n", "    return a - b\n")
+        report = screener({LIB: corrupted}, GEOMETRY_TESTS, None)
+        assert outcomes(report) == outcomes(fresh_run(shapes, ws, corrupted, GEOMETRY_TESTS))
+        policy = screener.policy
+        assert not policy.enabled and policy.warm_runs == 0
+        # a forked child has another pid than the process that imported the module
+        assert policy.reason == (
+            f"{ID}test_same_process_as_import failed in the warm server on the unchanged code"
+        )
+        assert screener.runs == 1  # the fresh run
     finally:
         screener.close()
+
+
+def test_a_suite_that_passes_in_the_fork_is_screened_warm(shapes, ws):
+    screener = warm_screener(shapes, ws, baseline_of(GEOMETRY_TESTS + IDENTITY_TESTS))
+    try:
+        corrupted = original(ws).replace("    return a + b\n", "    return a - b\n")
+        report = screener({LIB: corrupted}, GEOMETRY_TESTS, None)
+        assert outcomes(report) == outcomes(fresh_run(shapes, ws, corrupted, GEOMETRY_TESTS))
+        assert screener.policy.as_dict() == {
+            "warm": True, "reason": "", "checked": 16, "warm_runs": 1, "fallbacks": 0,
+            "fallback_reasons": {},
+        }  # fmt: skip
+    finally:
+        screener.close()
+
+
+def test_the_check_covers_the_quickest_files_up_to_its_limit():
+    durations = {"a.py::t1": 50.0, "a.py::t2": 20.0, "b.py::t": 1.0, "c.py::t": 30.0}
+    baseline = baseline_of(sorted(durations))
+    baseline.durations = durations
+    assert check_selection(baseline) == ["b.py::t", "c.py::t"]  # a.py would pass 60 s
+    assert check_selection(baseline, seconds=0.5) == ["b.py::t"]  # never nothing
+    assert len(check_selection(baseline, seconds=1000)) == 4
+
+
+def test_test_order_plugins_are_off_warm_and_fresh(shapes, ws, server):
+    """The fixture installs pytest-randomly; a shuffled order would change which tests
+    a failure budget reaches, so the same seed would give other tasks."""
+    for _ in range(2):
+        fresh = fresh_run(shapes, ws, original(ws), GEOMETRY_TESTS)
+        warm = warm_run(server, ws, original(ws), GEOMETRY_TESTS)
+        assert list(fresh.results) == list(warm.results) == GEOMETRY_TESTS
 
 
 @pytest.mark.parametrize("mode", [ScreeningMode.WARM, ScreeningMode.FRESH])
 @pytest.mark.parametrize("quick", [G + "test_add", ID + "test_identity[1]"])
 def test_screening_runs_the_quickest_files_first(shapes, ws, mode, quick):
     _, sandbox, env = shapes
-    durations = {G + "test_add": 2.0, ID + "test_identity[1]": 2.0, quick: 0.1}
-    screener = TreeScreener(
-        sandbox, env, ws, RunBudget(60, 5), screening=mode, durations=durations,
-        policy=WarmPolicy(calibrations=0),
-    )  # fmt: skip
+    baseline = baseline_of(GEOMETRY_TESTS + IDENTITY_TESTS)
+    baseline.durations.update({G + "test_add": 2.0, ID + "test_identity[1]": 2.0, quick: 0.1})
+    screener = TreeScreener(sandbox, env, ws, RunBudget(60, 5), screening=mode, baseline=baseline)
     corrupted = (
         original(ws)
         .replace("    return a + b\n", "    return a - b\n")
@@ -239,6 +291,7 @@ def test_screening_runs_the_quickest_files_first(shapes, ws, mode, quick):
         screener.close()
     assert list(report.results) == [quick]  # the failure budget of one stopped the run there
     assert report.stopped_early
+    assert screener.policy.warm_runs == (mode == ScreeningMode.WARM)
 
 
 SERVER = """
