@@ -9,14 +9,14 @@ on its stdin, one per candidate:
 ``{"id", "files": {path: source}, "originals": {path: source}, "select":
 [nodeids], "maxfail", "per_test_timeout", "deadline", "report"}``
 
-For each it forks. The child swaps the candidate's code into the functions
-already imported (:func:`swap`), runs the selected tests (in the order the
-plugin gives them) through pytest's own run protocol, writes the plugin's
+For each it plans which live functions get which new code (:class:`Swaps`)
+and forks. The child swaps the code in, runs the selected tests (in the order
+the plugin gives them) through pytest's own run protocol, writes the plugin's
 report to ``report`` and exits; the parent kills it at ``deadline`` and
 answers ``{"id", "exit", "timed_out", "fallback", "seconds"}``. ``fallback``
 says why a candidate could not be swapped in (a change to code that runs at
-import, a changed function that ran while the suite was collected): the host
-then runs that candidate in a fresh process.
+import, a changed function that ran while the suite was collected): no child
+is made, and the host runs that candidate in a fresh process.
 
 Why a code swap and not a re-import: assigning ``function.__code__`` changes
 the behaviour of every reference to the function (aliases made by ``from m
@@ -39,12 +39,12 @@ import signal
 import sys
 import time
 import types
+import weakref
 
 CO_OPTIMIZED, CO_NEWLOCALS = 0x1, 0x2
-FALLBACK_EXIT = 3  # the child could not swap the candidate in
 CHILD_FAILED = 70  # the child failed in this file's code, not in a test
 IO = os.path.dirname(os.path.abspath(__file__))  # the run's I/O folder: reports go here
-POLL_SECONDS = (0.0005, 0.002, 0.01)  # child polling: short first, a runaway run costs little
+POLL_SECONDS = (0.0005, 0.002, 0.01)  # child polling without a pidfd: short first
 
 
 class NotSwappable(Exception):
@@ -86,7 +86,7 @@ class Server:
 
     def pytest_runtestloop(self, session):
         self.served = True
-        session.ran_at_collection = self.calls.stop()
+        swaps = Swaps(self.calls.stop())
         config = session.config
         reporter = config.pluginmanager.get_plugin("corrupt-reporter")
         if (
@@ -101,54 +101,72 @@ class Server:
             line = self.requests.readline()
             if not line:
                 return True
-            self.send(self.serve(session, reporter, json.loads(line.decode("utf-8"))))
+            self.send(self.serve(session, reporter, swaps, json.loads(line.decode("utf-8"))))
 
-    def serve(self, session, reporter, request):
+    def serve(self, session, reporter, swaps, request):
+        """Plan the swap here (the child would pay it again, in copied pages), fork, wait."""
         began = time.monotonic()
-        reason_r, reason_w = os.pipe()
+        answer = {"id": request["id"], "exit": None, "timed_out": False, "fallback": None}
+        try:
+            plan = swaps.plan(request["files"], request["originals"])
+        except NotSwappable as exc:
+            return {**answer, "fallback": exc.why, "seconds": round(time.monotonic() - began, 4)}
         pid = os.fork()
         if pid == 0:
             status = CHILD_FAILED
             try:
-                os.close(reason_r)
                 self.requests.close()
                 self.replies.close()
-                status = child(session, reporter, request, reason_w)
+                status = child(session, reporter, request, plan)
             except BaseException as exc:  # noqa: BLE001 - the child must always exit here
                 os.write(2, f"warm child failed: {exc!r}\n".encode())
             finally:
                 os._exit(status)
-        os.close(reason_w)
         exit_code, timed_out = wait(pid, began + float(request["deadline"]))
-        reason = drain(reason_r).decode("utf-8", "replace")
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # whatever the tests started and left behind
         return {
-            "id": request["id"],
+            **answer,
             "exit": exit_code,
             "timed_out": timed_out,
-            "fallback": reason if exit_code == FALLBACK_EXIT else None,
             "seconds": round(time.monotonic() - began, 4),
         }
 
 
 def wait(pid, deadline):
-    """The child's exit code and whether the deadline killed it."""
-    polls = iter(POLL_SECONDS)
-    pause = next(polls)
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return decode_status(status), False
-        if time.monotonic() >= deadline:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return None, True
-        time.sleep(pause)
-        pause = next(polls, pause)
+    """The child's exit code and whether the deadline killed it.
+
+    A pidfd (Linux 5.3+) wakes the server the moment the child exits; elsewhere
+    it polls, briefly at first, so a runaway run costs little.
+    """
+    try:
+        exited = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        exited = None
+    try:
+        pauses = iter(POLL_SECONDS)
+        pause = next(pauses)
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return decode_status(status), False
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if exited is not None:
+                select.select([exited], [], [], left)
+            else:
+                time.sleep(min(pause, left))
+                pause = next(pauses, pause)
+    finally:
+        if exited is not None:
+            os.close(exited)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None, True
 
 
 def decode_status(status):
@@ -157,26 +175,11 @@ def decode_status(status):
     return os.WEXITSTATUS(status)
 
 
-def drain(fd):
-    data = b""
-    while select.select([fd], [], [], 0)[0]:
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        data += chunk
-    os.close(fd)
-    return data
-
-
-def child(session, reporter, request, reason_fd):
+def child(session, reporter, request, plan):
     """Swap the candidate in, run its tests, report; the exit status says how it went."""
     os.setpgid(0, 0)  # one group to kill, whatever the tests start
-    try:
-        swap(request["files"], request["originals"], session.ran_at_collection)
-    except NotSwappable as exc:
-        os.write(reason_fd, exc.why.encode("utf-8"))
-        return FALLBACK_EXIT
-    os.close(reason_fd)
+    for function, code in plan:
+        function.__code__ = code
     import linecache
 
     linecache.checkcache()  # tracebacks read the patched files, not lines cached at collection
@@ -259,8 +262,8 @@ class Calls:
 # -- swapping code ---------------------------------------------------------------
 
 
-def swap(files, originals, ran_at_collection):
-    """Give every live function the candidate's code for it.
+class Swaps:
+    """Plans each candidate's swap: which live function gets which new code.
 
     Only function bodies may differ (code that ran at import cannot be run
     again), and no changed function may have run while the suite was
@@ -270,43 +273,70 @@ def swap(files, originals, ran_at_collection):
     it (aliases, wrappers, registries, another module's globals); a definition
     with none was never made (an untaken ``if`` branch) or is gone, and
     nothing can call it.
+
+    The server's state is frozen once collection ends, so what a plan needs
+    (imported files, live functions by definition, the originals' code) is
+    gathered once here, in the parent; a child that scanned the heap itself
+    would copy most of its pages.
     """
-    root = os.getcwd()
-    wanted = {}  # real path -> {(name, first line): new code}
-    for relative, source in files.items():
-        path = os.path.realpath(os.path.join(root, relative))
-        if not any(module_file(m) == path for m in list(sys.modules.values())):
-            continue  # not imported yet: a test imports it from the patched file
-        original = originals.get(relative)
-        if original is None:
-            raise NotSwappable("imported, but no original to compare with", relative)
-        changes, altered = changed_functions(
-            compiled(original, path, relative), compiled(source, path, relative), relative
-        )
-        for name, line in sorted(altered):
-            if (path, name, line) in ran_at_collection:
-                raise NotSwappable("ran while the suite was collected", f"{relative}:{line} {name}")
-        if changes:
-            wanted[path] = changes
-    if not wanted:
-        return
-    paths = {}
-    for function in gc.get_objects():
-        if type(function) is not types.FunctionType:
-            continue
-        code = function.__code__
-        file = code.co_filename
-        if file not in paths:
-            paths[file] = os.path.realpath(file)
-        new = wanted.get(paths[file], {}).get((code.co_name, code.co_firstlineno))
-        if new is None:
-            continue
-        try:
-            function.__code__ = new
-        except ValueError as exc:  # its free variables changed
-            raise NotSwappable(
-                f"free variables changed ({exc})", f"{file} {code.co_name}"
-            ) from None
+
+    def __init__(self, ran_at_collection):
+        self.ran_at_collection = ran_at_collection
+        self.imported = {module_file(m) for m in list(sys.modules.values())} - {None}
+        self._live = None  # {(real path, name, first line): [weak references]}
+        self._originals = {}  # (path, source) -> code
+
+    def plan(self, files, originals):
+        """``[(function, new code)]``; NotSwappable when a fork cannot show the change."""
+        root = os.getcwd()
+        plan = []
+        for relative, source in files.items():
+            path = os.path.realpath(os.path.join(root, relative))
+            if path not in self.imported:
+                continue  # not imported yet: a test imports it from the patched file
+            original = originals.get(relative)
+            if original is None:
+                raise NotSwappable("imported, but no original to compare with", relative)
+            changes, altered = changed_functions(
+                self._original_code(original, path, relative),
+                compiled(source, path, relative),
+                relative,
+            )
+            for name, line in sorted(altered):
+                if (path, name, line) in self.ran_at_collection:
+                    where = f"{relative}:{line} {name}"
+                    raise NotSwappable("ran while the suite was collected", where)
+            for (name, line), code in changes.items():
+                for ref in self.live().get((path, name, line), ()):
+                    function = ref()
+                    if function is None:
+                        continue
+                    if code is None:
+                        raise NotSwappable("two definitions on one line", f"{relative} {name}")
+                    if len(code.co_freevars) != len(function.__closure__ or ()):
+                        raise NotSwappable("free variables changed", f"{relative} {name}")
+                    plan.append((function, code))
+        return plan
+
+    def live(self):
+        if self._live is None:
+            self._live, paths = {}, {}
+            for function in gc.get_objects():
+                if type(function) is not types.FunctionType:
+                    continue
+                code = function.__code__
+                file = code.co_filename
+                if file not in paths:
+                    paths[file] = os.path.realpath(file)
+                key = (paths[file], code.co_name, code.co_firstlineno)
+                self._live.setdefault(key, []).append(weakref.ref(function))
+        return self._live
+
+    def _original_code(self, source, path, relative):
+        key = (path, source)
+        if key not in self._originals:
+            self._originals[key] = compiled(source, path, relative)
+        return self._originals[key]
 
 
 def module_file(module):
@@ -329,7 +359,9 @@ def changed_functions(old, new, relative):
 
     Code run at import (the module's and class bodies) must be the same but
     for line numbers. A function whose code or lines changed is swapped (a
-    function that only moved keeps tracebacks right).
+    function that only moved keeps tracebacks right). Two changed definitions
+    on one line (``lambda: run(lambda: f())``) map to None: a live function
+    made from either cannot be told apart.
     """
     changes, altered = {}, set()
 
@@ -345,9 +377,7 @@ def changed_functions(old, new, relative):
                 if o.co_name.startswith("<") and at_import:
                     raise NotSwappable("the change reaches code that runs at import", relative)
                 key = (o.co_name, o.co_firstlineno)
-                if key in changes:
-                    raise NotSwappable("two definitions on one line", f"{relative} {o.co_name}")
-                changes[key] = n
+                changes[key] = None if key in changes else n  # None: which one is ambiguous
                 if shape(o) != shape(n):
                     altered.add(key)
             walk(o, n, at_import and not function)

@@ -38,7 +38,7 @@ class RunBudget:
     def from_baseline(cls, baseline: Baseline) -> RunBudget:
         slowest = max(baseline.durations.values(), default=1.0)
         return cls(
-            timeout=max(60.0, 3 * baseline.seconds + 30), per_test_timeout=max(10.0, 10 * slowest)
+            timeout=max(60.0, 3 * baseline.seconds + 30), per_test_timeout=max(5.0, 10 * slowest)
         )
 
 
