@@ -42,6 +42,7 @@ class RunBudget:
         )
 
 
+SCREENING_TIMEOUT_FLOOR = 2.0  # seconds: a screening run's per-test timeout is never shorter
 CHECK_SECONDS = 60.0  # baseline time the warm server's check of the unchanged code may cover
 
 
@@ -166,31 +167,45 @@ class TreeScreener:
     ) -> TestReport:
         if self.screening == ScreeningMode.SUITE:
             return self.run(files)
+        per_test = self.budget.per_test_timeout
         if tests is not None:
             tests = fastest_files_first(tests, self.durations)
+            per_test = self._per_test_timeout(tests)
         if self.screening == ScreeningMode.WARM and self.policy.enabled:
-            report = self._warm(files, tests, max_failures)
+            report = self._warm(files, tests, max_failures, per_test)
             if report is not None:
                 return report
-        return self.run(files, tests=tests, max_failures=max_failures)
+        with self.workspace.patched(files):
+            return self._fresh(tests, max_failures, per_test)
 
     def run(
         self,
         files: dict[str, str],
         *,
         tests: Sequence[str] | None = None,
-        max_failures: int | None = None,
     ) -> TestReport:
         """Run tests (all when ``tests`` is None) with ``files`` written into the working copy."""
         with self.workspace.patched(files):
-            return self._fresh(tests, max_failures)
+            return self._fresh(tests, None, self.budget.per_test_timeout)
 
     def close(self) -> None:
         if self._server is not None:
             self._server.close()
             self._server = None
 
-    def _fresh(self, tests: Sequence[str] | None, max_failures: int | None) -> TestReport:
+    def _per_test_timeout(self, tests: Sequence[str]) -> float:
+        """Ten times the slowest selected test's baseline time, at least
+        :data:`SCREENING_TIMEOUT_FLOOR`, at most the build's: a hanging candidate is
+        the costliest to screen, and most covering tests take milliseconds."""
+        times = [self.durations.get(nodeid) for nodeid in tests]
+        if not times or any(t is None for t in times):
+            return self.budget.per_test_timeout
+        slowest = max(t for t in times if t is not None)
+        return min(self.budget.per_test_timeout, max(SCREENING_TIMEOUT_FLOOR, 10 * slowest))
+
+    def _fresh(
+        self, tests: Sequence[str] | None, max_failures: int | None, per_test_timeout: float
+    ) -> TestReport:
         self.runs += 1
         return run_tests(
             self.sandbox,
@@ -199,11 +214,15 @@ class TreeScreener:
             select=list(tests) if tests is not None else None,
             max_failures=max_failures,
             timeout=self.budget.timeout,
-            per_test_timeout=self.budget.per_test_timeout,
+            per_test_timeout=per_test_timeout,
         )
 
     def _warm(
-        self, files: dict[str, str], tests: Sequence[str] | None, max_failures: int | None
+        self,
+        files: dict[str, str],
+        tests: Sequence[str] | None,
+        max_failures: int | None,
+        per_test_timeout: float,
     ) -> TestReport | None:
         """The warm run's report; None when this candidate (or the repository) needs fresh runs."""
         server = self._started()
@@ -218,7 +237,7 @@ class TreeScreener:
                     tests,
                     max_failures=max_failures,
                     timeout=self.budget.timeout,
-                    per_test_timeout=self.budget.per_test_timeout,
+                    per_test_timeout=per_test_timeout,
                 )
             except WarmUnavailable as exc:
                 self.policy.disable(f"the warm server stopped: {exc.reason}")

@@ -199,6 +199,26 @@ def test_a_run_stops_at_its_first_per_test_timeout(shapes, ws, server, warm):
     assert report.results[IDENTITY_TESTS[0]].exc_type == "Timeout"
 
 
+@pytest.mark.parametrize("mode", [ScreeningMode.WARM, ScreeningMode.FRESH])
+def test_screening_times_out_at_ten_times_the_slowest_selected_test(shapes, ws, mode):
+    _, sandbox, env = shapes
+    baseline = baseline_of(GEOMETRY_TESTS + IDENTITY_TESTS)  # 0.01 s each
+    baseline.durations[G + "test_add"] = 0.3
+    screener = TreeScreener(sandbox, env, ws, RunBudget(60, 5), screening=mode, baseline=baseline)
+    corrupted = original(ws).replace("    return n\n", HANG)
+    try:
+        quick = screener({LIB: corrupted}, IDENTITY_TESTS, None)
+        slower = screener({LIB: corrupted}, [G + "test_add", *IDENTITY_TESTS], None)
+        full = screener.run({LIB: corrupted}, tests=IDENTITY_TESTS)  # verification's budget
+    finally:
+        screener.close()
+    for report, seconds in [(quick, 2), (slower, 3), (full, 5)]:
+        assert report.timed_out
+        hung = report.results[IDENTITY_TESTS[0]]
+        assert hung.message == f"test exceeded the per-test timeout of {seconds} s"
+    assert screener.policy.warm_runs == (2 if mode == ScreeningMode.WARM else 0)
+
+
 def test_the_deadline_kills_a_child_the_per_test_timeout_cannot_stop(server, ws):
     stubborn = "    import signal\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n" + HANG
     corrupted = original(ws).replace("    return n\n", stubborn)
