@@ -116,7 +116,9 @@ class _Reporter:
             self.coverage.switch_context(item.nodeid)
         armed = self.timeout and hasattr(signal, "SIGALRM")
         if armed:
-            previous = signal.signal(signal.SIGALRM, functools.partial(_raise_timeout, self.timeout))
+            previous = signal.signal(
+                signal.SIGALRM, functools.partial(_raise_timeout, self.timeout)
+            )
             signal.setitimer(signal.ITIMER_REAL, self.timeout)
         try:
             yield
