@@ -96,6 +96,10 @@ class Server:
             self.send({"ready": False, "reason": "the suite runs under pytest-xdist"})
             return True
         reporter.path = None  # each child reports to its own file
+        # What import and collection made is kept out of every later garbage
+        # collection: a child's full collection would walk the whole inherited
+        # heap, writing to (and so copying) every page of it.
+        gc.freeze()
         self.send({"ready": True, "collected": len(session.items), "pid": os.getpid()})
         while True:
             line = self.requests.readline()
@@ -283,7 +287,7 @@ class Swaps:
     def __init__(self, ran_at_collection):
         self.ran_at_collection = ran_at_collection
         self.imported = {module_file(m) for m in list(sys.modules.values())} - {None}
-        self._live = None  # {(real path, name, first line): [weak references]}
+        self.live = live_functions()  # before gc.freeze(), which hides objects from gc
         self._originals = {}  # (path, source) -> code
 
     def plan(self, files, originals):
@@ -307,7 +311,7 @@ class Swaps:
                     where = f"{relative}:{line} {name}"
                     raise NotSwappable("ran while the suite was collected", where)
             for (name, line), code in changes.items():
-                for ref in self.live().get((path, name, line), ()):
+                for ref in self.live.get((path, name, line), ()):
                     function = ref()
                     if function is None:
                         continue
@@ -318,25 +322,27 @@ class Swaps:
                     plan.append((function, code))
         return plan
 
-    def live(self):
-        if self._live is None:
-            self._live, paths = {}, {}
-            for function in gc.get_objects():
-                if type(function) is not types.FunctionType:
-                    continue
-                code = function.__code__
-                file = code.co_filename
-                if file not in paths:
-                    paths[file] = os.path.realpath(file)
-                key = (paths[file], code.co_name, code.co_firstlineno)
-                self._live.setdefault(key, []).append(weakref.ref(function))
-        return self._live
-
     def _original_code(self, source, path, relative):
         key = (path, source)
         if key not in self._originals:
             self._originals[key] = compiled(source, path, relative)
         return self._originals[key]
+
+
+def live_functions():
+    """``{(real path, name, first line): [weak references]}`` of every function object."""
+    live, paths = {}, {}
+    for function in gc.get_objects():
+        if type(function) is not types.FunctionType:
+            continue
+        code = function.__code__
+        file = code.co_filename
+        if file not in paths:
+            paths[file] = os.path.realpath(file)
+        live.setdefault((paths[file], code.co_name, code.co_firstlineno), []).append(
+            weakref.ref(function)
+        )
+    return live
 
 
 def module_file(module):
