@@ -151,6 +151,12 @@ def build(
         None, help="OpenAI-compatible endpoint for --corruptor llm"
     ),
     llm_model: str | None = typer.Option(None, help="model name for --corruptor llm"),
+    executor: ExecutorChoice = typer.Option(
+        "local", help="screen candidates here or in Ray actors, --jobs of them"
+    ),
+    ray_address: str | None = typer.Option(
+        None, help="Ray cluster to join (default: $RAY_ADDRESS, else a new local one)"
+    ),
 ) -> None:
     """Build verified, difficulty-tuned tasks from a repository."""
     from corrupt.cli.progress import RichProgress, screening_line, stage_table, summary_table
@@ -188,6 +194,8 @@ def build(
         api_url=api_url,
         llm_base_url=llm_base_url,
         llm_model=llm_model,
+        executor=executor,
+        ray_address=ray_address,
     )
     with RichProgress(console) as progress:
         summary = Build(options, progress).run()
@@ -207,8 +215,12 @@ def build(
         )
 
 
+OWN_OPTIONS = ("repo", "out", "executor", "ray_address")  # build's that build-many defines itself
+
+
 def _with_build_options(command: Callable[..., None]) -> Callable[..., None]:
-    """Give ``command`` every option of ``build`` but REPO and --out, as build defines them.
+    """Give ``command`` every option of ``build`` but REPO, --out and the executor (the
+    command's own distributes repositories), as build defines them.
 
     The command takes them as ``**build_options``; each is declared once, so
     an option added to build reaches build-many with no second edit.
@@ -217,7 +229,7 @@ def _with_build_options(command: Callable[..., None]) -> Callable[..., None]:
     shared = inspect.signature(build, eval_str=True).parameters
     command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [p for p in own if p.kind != p.VAR_KEYWORD]
-        + [p for name, p in shared.items() if name not in ("repo", "out")]
+        + [p for name, p in shared.items() if name not in OWN_OPTIONS]
     )
     return command
 

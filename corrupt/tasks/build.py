@@ -12,6 +12,7 @@ own working copy.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Iterator
@@ -50,11 +51,14 @@ from corrupt.tasks.assemble import build_task
 from corrupt.tasks.engine import engine_identity
 from corrupt.tasks.models import Task
 from corrupt.tasks.modes import BuildMode, ScreeningMode
-from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy
+from corrupt.tasks.ray_cluster import ray_cluster
+from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy, WarmRecord
+from corrupt.tasks.screen_ray import RemoteScreener, start_remote_screeners
 from corrupt.tasks.serialize import corruption_from_dict, corruption_to_dict
 from corrupt.tasks.store import STORE_NAME, CandidateRow, CandidateStatus, Store
 from corrupt.tasks.verify import make_repair, static_problems, verify_dynamic
 
+Worker = TreeScreener | RemoteScreener  # a build's screener, here or in a Ray actor
 ALL_MODES = "all"
 
 
@@ -94,6 +98,8 @@ class BuildOptions:
     time_limit: float = 60.0
     python: str | None = None  # the installed Python to build the environment on (None: chosen)
     screening: str = ScreeningMode.WARM
+    executor: str = "local"  # "ray": candidate screens run in Ray actors
+    ray_address: str | None = None  # a Ray cluster (else RAY_ADDRESS, else one started here)
     deletion_style: str = DeletionStyle.RAISE
     min_stars: int = 0
     api_url: str | None = None
@@ -118,6 +124,10 @@ class BuildOptions:
         self.sandbox = _choice(self.sandbox, SandboxName, "sandbox")
         self.deletion_style = _choice(self.deletion_style, DeletionStyle, "deletion style")
         self.screening = _choice(self.screening, ScreeningMode, "screening")
+        if self.executor not in ("local", "ray"):
+            raise InputError(f"unknown executor {self.executor!r}: choose local or ray")
+        if self.ray_address and self.executor != "ray":
+            raise InputError("--ray-address needs --executor ray")
         return self
 
     def modes(self) -> list[BuildMode]:
@@ -420,8 +430,8 @@ class _Run:
             BuildMode.MULTI: MultiCorruptor(members.member),
         }
         self.budget = RunBudget.from_baseline(ready.baseline)
-        self.workers: Queue[TreeScreener] = Queue()  # one per job, each on its own working copy
-        self._screeners: list[TreeScreener] = []
+        self.workers: Queue[Worker] = Queue()  # one per job, each on its own working copy
+        self._screeners: list[Worker] = []
         self.policy = WarmPolicy()
 
     def test_runs(self) -> int:
@@ -430,36 +440,60 @@ class _Run:
     def screening(self) -> dict[str, object]:
         """How candidates were screened; for warm, whether it held and what fell back."""
         mode = ScreeningMode(self.o.screening)
-        return {"mode": str(mode), **(self.policy.as_dict() if mode == ScreeningMode.WARM else {})}
+        if mode != ScreeningMode.WARM:
+            return {"mode": str(mode)}
+        remote = [s.policy for s in self._screeners if isinstance(s, RemoteScreener) and s.policy]
+        record = WarmRecord.merged(remote) if remote else self.policy.snapshot()
+        return {"mode": str(mode), **dataclasses.asdict(record)}
 
     def all_modes(self, ordered: list[Target], stack: ExitStack) -> dict[str, ModeSummary]:
-        from corrupt.repos.workspace import Workspace
-
-        for _ in range(self.o.jobs):
-            workspace = stack.enter_context(Workspace(self.ready.checkout))
-            screener = TreeScreener(
-                self.sandbox,
-                self.ready.env,
-                workspace,
-                self.budget,
-                screening=ScreeningMode(self.o.screening),
-                baseline=self.ready.baseline,
-                policy=self.policy,
-            )
-            stack.callback(screener.close)  # before its working copy goes
+        for screener in self._start_workers(stack):
             self._screeners.append(screener)
             self.workers.put(screener)
         pool = ThreadPoolExecutor(max_workers=self.o.jobs, thread_name_prefix="corrupt")
         # Unwound first on Ctrl-C: end the runs in flight, drop queued candidates, then wait
         # for the workers (which now fail fast), so the build stops within a second or two.
         stack.callback(pool.shutdown, wait=True, cancel_futures=True)
-        stack.callback(self.sandbox.cancel)
+        stack.callback(self._cancel)
         summaries = {}
         for mode in self.b.modes:
             candidates = self._candidates(mode, ordered)
             with self.b._stage(mode):
                 summaries[str(mode)] = self._walk(mode, candidates, pool)
         return summaries
+
+    def _cancel(self) -> None:
+        """End the runs in flight (here and in Ray actors) and refuse new ones."""
+        self.sandbox.cancel()
+        for screener in self._screeners:
+            if isinstance(screener, RemoteScreener):
+                screener.cancel()
+
+    def _start_workers(self, stack: ExitStack) -> list[Worker]:
+        """``--jobs`` screeners, each on its own working copy: here, or Ray actors."""
+        from corrupt.repos.workspace import Workspace
+
+        ready, screening = self.ready, ScreeningMode(self.o.screening)
+        if self.o.executor == "ray":
+            ray = stack.enter_context(ray_cluster(self.o.ray_address, self.o.jobs))
+            o = self.o
+            box = {"name": o.sandbox, "base_image": o.base_image, "isolation": o.isolation}
+            remote = start_remote_screeners(
+                ray, o.jobs, box, ready.checkout, ready.env, ready.baseline, self.budget, screening
+            )
+            for handle in remote:
+                stack.callback(handle.close)
+            return list(remote)
+        local: list[Worker] = []
+        for _ in range(self.o.jobs):
+            workspace = stack.enter_context(Workspace(ready.checkout))
+            screener = TreeScreener(
+                self.sandbox, ready.env, workspace, self.budget,
+                screening=screening, baseline=ready.baseline, policy=self.policy,
+            )  # fmt: skip
+            stack.callback(screener.close)  # before its working copy goes
+            local.append(screener)
+        return local
 
     def _candidates(self, mode: BuildMode, ordered: list[Target]) -> list[Candidate]:
         tag = self.o.corruptor
@@ -595,7 +629,7 @@ class _Run:
         )
 
     def _evaluate(
-        self, cand: Candidate, screener: TreeScreener
+        self, cand: Candidate, screener: Worker
     ) -> tuple[Corruption | None, Task | None, dict[str, list[str]] | None, Rejection | None]:
         outcome = self.corruptors[cand.mode].corrupt(
             self._request(cand.mode, cand.targets), screener

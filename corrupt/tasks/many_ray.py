@@ -11,13 +11,12 @@ it waits.
 
 from __future__ import annotations
 
-import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
 from corrupt.errors import InputError
 from corrupt.tasks.many import Event, Job, RepoRecord, Send, failed_record, run_job
+from corrupt.tasks.ray_cluster import import_ray, ray_cluster
 
 POLL_SECONDS = 0.5  # how often the driver drains events while builds run
 
@@ -54,32 +53,13 @@ class RayExecutor:
     """Builds as Ray tasks of ``jobs`` CPUs each, on the cluster at ``address`` (else a local one)."""
 
     def __init__(self, address: str | None, jobs: int) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise InputError(
-                "--executor ray needs the ray package: pip install 'corrupt[ray]'"
-            ) from None
-        self.ray, self.address, self.cpus = ray, address, jobs
+        self.ray, self.address, self.cpus = import_ray(), address, jobs
 
     def run(self, jobs: list[Job], send: Send, done: Callable[[RepoRecord], None]) -> None:
         if not jobs:
             return
-        ray = self.ray
-        if self.address or os.environ.get("RAY_ADDRESS"):
-            ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
-        else:  # a cluster of this machine, stopped again at the end
-            cpus = max(os.cpu_count() or 1, self.cpus)
-            ray.init(
-                num_cpus=cpus,
-                include_dashboard=False,
-                logging_level=logging.WARNING,
-                log_to_driver=False,
-            )
-        try:
+        with ray_cluster(self.address, self.cpus):
             self._run(jobs, send, done)
-        finally:
-            ray.shutdown()
 
     def _run(self, jobs: list[Job], send: Send, done: Callable[[RepoRecord], None]) -> None:
         ray = self.ray

@@ -9,6 +9,7 @@ restores the files.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 from collections.abc import Callable, Sequence
@@ -92,15 +93,43 @@ class WarmPolicy:
             self.fallbacks += 1
             self.fallback_reasons[fallback] = self.fallback_reasons.get(fallback, 0) + 1
 
+    def snapshot(self) -> WarmRecord:
+        with self._lock:
+            return WarmRecord(
+                self.enabled, self.reason, self.checked, self.warm_runs, self.fallbacks,
+                dict(self.fallback_reasons),
+            )  # fmt: skip
+
     def as_dict(self) -> dict[str, object]:
-        return {
-            "warm": self.enabled,
-            "reason": self.reason,
-            "checked": self.checked,
-            "warm_runs": self.warm_runs,
-            "fallbacks": self.fallbacks,
-            "fallback_reasons": dict(self.fallback_reasons),
-        }
+        return dataclasses.asdict(self.snapshot())
+
+
+@dataclass(frozen=True)
+class WarmRecord:
+    """What a :class:`WarmPolicy` decided and counted (the store's ``meta.screening``)."""
+
+    warm: bool
+    reason: str
+    checked: int | None
+    warm_runs: int
+    fallbacks: int
+    fallback_reasons: dict[str, int]
+
+    @classmethod
+    def merged(cls, records: Sequence[WarmRecord]) -> WarmRecord:
+        """One record for a build whose workers each kept a policy (Ray actors)."""
+        reasons: dict[str, int] = {}
+        for record in records:
+            for why, n in record.fallback_reasons.items():
+                reasons[why] = reasons.get(why, 0) + n
+        return cls(
+            warm=all(r.warm for r in records),
+            reason=next((r.reason for r in records if r.reason), ""),
+            checked=max((r.checked for r in records if r.checked is not None), default=None),
+            warm_runs=sum(r.warm_runs for r in records),
+            fallbacks=sum(r.fallbacks for r in records),
+            fallback_reasons=reasons,
+        )
 
 
 def check_selection(baseline: Baseline, seconds: float = CHECK_SECONDS) -> list[str]:

@@ -67,7 +67,8 @@ def test_sigint_mid_screening_ends_the_runs_and_exits_130(tmp_path, tmp_path_fac
             child.kill()
     assert child.returncode == 130, err
     assert b"interrupted; rerun the same command to resume" in err
-    # The per-test timeout is 10 s: an exit before it means the run was ended, not awaited.
+    # The per-test timeout is 10 s (ten times the fixture's 1-s test): an exit before it
+    # means the run was ended, not awaited.
     assert took < 8, took
     assert not _processes_with(WARM_MARKER)
 
