@@ -46,7 +46,7 @@ __all__ = [
     "test_contract_planted_secret_is_invisible",
     "test_contract_host_loopback_server_is_unreachable",
     "test_contract_sleeping_test_is_killed_and_reported_as_timeout",
-    "test_contract_per_test_timeout_stops_one_test",
+    "test_contract_a_per_test_timeout_stops_the_run_there",
     "test_contract_unbounded_allocation_is_stopped",
     "test_contract_cached_clone_is_byte_identical_after_vandalism",
     "test_contract_other_processes_and_home_files_keep_their_secrets",
@@ -167,18 +167,21 @@ def test_contract_sleeping_test_is_killed_and_reported_as_timeout(sandbox, hosti
     assert report.results[nodeid].exc_type == "Timeout"
 
 
-def test_contract_per_test_timeout_stops_one_test(sandbox, hostile):
+def test_contract_a_per_test_timeout_stops_the_run_there(sandbox, hostile):
     checkout, env = hostile
-    sleeper, fine = HOSTILE + "test_sleeps_forever", HOSTILE + "test_reads_secret"
+    fine, sleeper = HOSTILE + "test_reads_secret", HOSTILE + "test_sleeps_forever"
+    after = HOSTILE + "test_allocates_without_bound"  # collected after the sleeper
     with Workspace(checkout) as ws:
         started = time.monotonic()
         report = run_tests(
-            sandbox, env, ws.path, select=[sleeper, fine], timeout=60, per_test_timeout=1
+            sandbox, env, ws.path, select=[fine, sleeper, after], timeout=60, per_test_timeout=1
         )
         elapsed = time.monotonic() - started
-    assert elapsed < 30 and not report.timed_out
-    assert report.results[sleeper].exc_type == "Timeout"
+    assert elapsed < 30 and report.timed_out  # hung on its test, not on the whole-run timeout
     assert report.results[fine].outcome == "passed"
+    assert report.results[sleeper].exc_type == "Timeout"
+    assert report.results[sleeper].message == "test exceeded the per-test timeout of 1 s"
+    assert after not in report.results
 
 
 def test_contract_unbounded_allocation_is_stopped(sandbox, hostile):

@@ -53,7 +53,7 @@ from corrupt.tasks.models import Task
 from corrupt.tasks.modes import BuildMode, ScreeningMode
 from corrupt.tasks.ray_cluster import ray_cluster
 from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy, WarmRecord
-from corrupt.tasks.screen_ray import RemoteScreener, start_remote_screeners
+from corrupt.tasks.screen_ray import RemoteScreener, WorkerSpec, start_remote_screeners
 from corrupt.tasks.serialize import corruption_from_dict, corruption_to_dict
 from corrupt.tasks.store import STORE_NAME, CandidateRow, CandidateStatus, Store
 from corrupt.tasks.verify import make_repair, static_problems, verify_dynamic
@@ -478,9 +478,10 @@ class _Run:
             ray = stack.enter_context(ray_cluster(self.o.ray_address, self.o.jobs))
             o = self.o
             box = {"name": o.sandbox, "base_image": o.base_image, "isolation": o.isolation}
-            remote = start_remote_screeners(
-                ray, o.jobs, box, ready.checkout, ready.env, ready.baseline, self.budget, screening
+            spec = WorkerSpec(
+                box, ready.checkout, ready.env, ready.baseline, self.budget, screening
             )
+            remote = start_remote_screeners(ray, o.jobs, spec)
             for handle in remote:
                 stack.callback(handle.close)
             return list(remote)

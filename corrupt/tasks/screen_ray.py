@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from typing import Any
 
 from corrupt.repos.models import Baseline, Checkout, Environment, TestReport
@@ -26,28 +27,33 @@ from corrupt.tasks.screen import RunBudget, TreeScreener, WarmRecord
 CANCEL_SECONDS = 10.0  # how long Ctrl-C waits for an actor to end its run
 
 
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What an actor needs to screen on its own: plain records, sent once."""
+
+    sandbox: dict[str, Any]  # get_sandbox's arguments
+    checkout: Checkout
+    env: Environment
+    baseline: Baseline
+    budget: RunBudget
+    screening: ScreeningMode
+
+
 class ScreenerActor:
     """A :class:`TreeScreener` on its own working copy, in a Ray worker."""
 
-    def __init__(
-        self,
-        sandbox: dict[str, Any],
-        checkout: Checkout,
-        env: Environment,
-        baseline: Baseline,
-        budget: RunBudget,
-        screening: ScreeningMode,
-    ) -> None:
+    def __init__(self, spec: WorkerSpec) -> None:
         from corrupt.repos.sandboxes import get_sandbox
         from corrupt.repos.workspace import Workspace
 
         self._stack = ExitStack()
-        self.box = get_sandbox(**sandbox)
+        self.box = get_sandbox(**spec.sandbox)
         self._stack.callback(self.box.close)
-        workspace = self._stack.enter_context(Workspace(checkout))
+        workspace = self._stack.enter_context(Workspace(spec.checkout))
         self.screener = TreeScreener(
-            self.box, env, workspace, budget, screening=screening, baseline=baseline
-        )
+            self.box, spec.env, workspace, spec.budget,
+            screening=spec.screening, baseline=spec.baseline,
+        )  # fmt: skip
         self._stack.callback(self.screener.close)  # before its working copy goes
 
     def screen(
@@ -105,21 +111,10 @@ class RemoteScreener:
         return report  # type: ignore[no-any-return]  # ray.get is untyped
 
 
-def start_remote_screeners(
-    ray: Any,
-    count: int,
-    sandbox: dict[str, Any],
-    checkout: Checkout,
-    env: Environment,
-    baseline: Baseline,
-    budget: RunBudget,
-    screening: ScreeningMode,
-) -> list[RemoteScreener]:
+def start_remote_screeners(ray: Any, count: int, spec: WorkerSpec) -> list[RemoteScreener]:
     """``count`` actors of one CPU each, their working copies made before the first candidate."""
     # a second thread, so cancel() can reach an actor busy with a run
     actor = ray.remote(num_cpus=1, max_restarts=0, max_concurrency=2)(ScreenerActor)
-    handles = [
-        actor.remote(sandbox, checkout, env, baseline, budget, screening) for _ in range(count)
-    ]
+    handles = [actor.remote(spec) for _ in range(count)]
     ray.get([h.__ray_ready__.remote() for h in handles])
     return [RemoteScreener(ray, handle) for handle in handles]
