@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from queue import Queue
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from corrupt.corruptors.models import (
     Corruption,
@@ -223,6 +223,12 @@ class Build:
         try:
             with ExitStack() as stack:
                 stack.callback(sandbox.close)
+                # Before any work too: a Ray cluster that cannot be reached is refused here.
+                ray = (
+                    stack.enter_context(ray_cluster(o.ray_address, o.jobs))
+                    if o.executor == "ray"
+                    else None
+                )
                 ready = prepare(
                     o.repo,
                     sandbox,
@@ -254,7 +260,7 @@ class Build:
                             f"≥{o.min_covering} covering tests); lower --min-lines or --min-covering"
                         )
                     ordered = self._order(targets, spec_)
-                run = _Run(self, ready, sandbox, store, spec_, single)
+                run = _Run(self, ready, sandbox, store, spec_, single, ray)
                 modes = run.all_modes(ordered, stack)
                 store.set_meta("screening", run.screening())
             jsonl = store.write_jsonl()
@@ -412,12 +418,14 @@ class _Run:
         store: Store,
         spec_: SliceSpec,
         single: Corruptor,
+        ray: Any,  # the connected ray module with --executor ray, else None
     ) -> None:
         from corrupt.corruptors.deletion import DeletionCorruptor
         from corrupt.corruptors.multi import MultiCorruptor
 
         self.b, self.o = build, build.o
         self.ready, self.sandbox, self.store, self.spec = ready, sandbox, store, spec_
+        self.ray = ray
         self.symbols: dict[str, Symbol] = ready.graph.symbols
         self.digraph = ready.graph.digraph()
         self.base = CorruptionRequest(
@@ -474,14 +482,13 @@ class _Run:
         from corrupt.repos.workspace import Workspace
 
         ready, screening = self.ready, ScreeningMode(self.o.screening)
-        if self.o.executor == "ray":
-            ray = stack.enter_context(ray_cluster(self.o.ray_address, self.o.jobs))
+        if self.ray is not None:
             o = self.o
             box = {"name": o.sandbox, "base_image": o.base_image, "isolation": o.isolation}
             spec = WorkerSpec(
                 box, ready.checkout, ready.env, ready.baseline, self.budget, screening
             )
-            remote = start_remote_screeners(ray, o.jobs, spec)
+            remote = start_remote_screeners(self.ray, o.jobs, spec)
             for handle in remote:
                 stack.callback(handle.close)
             return list(remote)

@@ -30,8 +30,12 @@ def ray_cluster(address: str | None, cpus: int) -> Iterator[Any]:
     """The ray module, connected to the cluster at ``address`` (or ``RAY_ADDRESS``), else to a
     cluster of this machine with at least ``cpus`` CPUs, started here and stopped at the end."""
     ray = import_ray()
-    if address or os.environ.get("RAY_ADDRESS"):
-        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+    where = address or os.environ.get("RAY_ADDRESS")
+    if where:
+        try:
+            ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+        except (ConnectionError, ValueError) as exc:  # unreachable, or not an address
+            raise InputError(f"cannot join the Ray cluster at {where}: {exc}") from None
     else:
         ray.init(
             num_cpus=max(os.cpu_count() or 1, cpus),
