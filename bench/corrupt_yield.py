@@ -22,6 +22,7 @@ from pathlib import Path
 from corrupt.corruptors.adversarial import adversarial_search
 from corrupt.corruptors.models import CorruptionRequest, TargetSource
 from corrupt.prepare import prepare
+from corrupt.repos.coverage import LineTests
 from corrupt.repos.local import LocalSandbox
 from corrupt.repos.workspace import Workspace
 from corrupt.selection.eligibility import eligible_targets
@@ -94,6 +95,7 @@ def main() -> None:
                 source,
                 tuple(target.covering_tests),
                 distance_callback(digraph, target.qualname),
+                LineTests.of(baseline, target.file, target.start_line, target.end_line),
             )
             request = CorruptionRequest((asked,), passing, args.min_failing, args.seed)
             outcome = adversarial_search(

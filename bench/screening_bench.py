@@ -44,6 +44,7 @@ from corrupt.corruptors.adversarial import AdversarialCorruptor  # noqa: E402
 from corrupt.corruptors.models import CorruptionRequest, TargetSource  # noqa: E402
 from corrupt.graph.distance import distances_to  # noqa: E402
 from corrupt.prepare import Prepared, prepare  # noqa: E402
+from corrupt.repos.coverage import LineTests  # noqa: E402
 from corrupt.repos.sandboxes import get_sandbox  # noqa: E402
 from corrupt.repos.workspace import Workspace  # noqa: E402
 from corrupt.selection.eligibility import eligible_targets  # noqa: E402
@@ -113,6 +114,7 @@ def request_for(ready: Prepared, target: Target, seed: int) -> CorruptionRequest
         source=source,
         covering_tests=tuple(target.covering_tests),
         distance_to=distances_to(ready.graph.digraph(), target.qualname),
+        line_tests=LineTests.of(ready.baseline, target.file, target.start_line, target.end_line),
     )
     return CorruptionRequest((located,), frozenset(ready.baseline.tests), 5, seed)
 

@@ -3,7 +3,8 @@
 For one target it generates every single-site mutant the operator catalogue
 offers, drops the ones a solver could spot without running anything (no-ops,
 new pyflakes findings, edits outside the function), screens the rest on the
-tests that cover the target, and returns the subtlest mutant that makes at
+tests that cover the target (only those that ran the changed statement run:
+:mod:`corrupt.corruptors.reach`), and returns the subtlest mutant that makes at
 least ``min_failing`` previously passing tests fail.
 
 Cost is bounded on purpose: screening runs at most ``max_candidates`` test
@@ -40,6 +41,7 @@ from corrupt.corruptors.models import (
     Screener,
 )
 from corrupt.corruptors.operators import generate_mutants
+from corrupt.corruptors.reach import reaching_tests
 from corrupt.corruptors.screening import (
     FrameNames,
     Screening,
@@ -58,6 +60,7 @@ class _Survivor:
     mutant: Mutant
     result: Screening
     names: FrameNames
+    reached: list[str]  # the covering tests that ran the changed statement
 
     def subtlety(self, distance_to: DistanceTo | None) -> Subtlety:
         size = len(self.mutant.lines)
@@ -138,8 +141,18 @@ def adversarial_search(
             entry.update(outcome="rejected", reason="; ".join(problems), failing=0)
             continue
         outcome.screened += 1
-        result = screen(screener, {file: mutant.corrupted}, tests, baseline_passing, min_failing)
-        entry["failing"] = len(result.failing)
+        reached = reaching_tests(
+            source, mutant.corrupted, def_line, qualname, tests, target.line_tests
+        )
+        result = screen(
+            screener,
+            {file: mutant.corrupted},
+            reached,
+            baseline_passing,
+            min_failing,
+            covering=len(tests),
+        )
+        entry["failing"], entry["reached"] = len(result.failing), len(reached)
         if result.error or result.timed_out:
             entry["outcome"] = "timeout" if result.timed_out else "screen error"
             entry["reason"] = result.error or "the covering tests timed out"
@@ -148,7 +161,7 @@ def adversarial_search(
         else:
             entry["outcome"] = "survivor"
             names = FrameNames(file, mutant.corrupted, qualname, def_line)
-            survivors.append(_Survivor(mutant, result, names))
+            survivors.append(_Survivor(mutant, result, names, reached))
 
     if not survivors:
         return reject(*_no_survivor_reason(outcome, min_failing))
@@ -161,7 +174,14 @@ def adversarial_search(
         top = survivors[0]
         if top.result.exact:
             break
-        full = screen(screener, {file: top.mutant.corrupted}, tests, baseline_passing, None)
+        full = screen(
+            screener,
+            {file: top.mutant.corrupted},
+            top.reached,
+            baseline_passing,
+            None,
+            covering=len(tests),
+        )
         if full.error or full.timed_out or len(full.failing) < min_failing:
             survivors.pop(0)  # flaky under a full run: not a reliable task
             if not survivors:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
+from corrupt.repos.coverage import LineTests
 from corrupt.repos.models import TestReport
 
 # Call-graph steps from a failure to the target: a callback over the qualified
@@ -80,6 +81,9 @@ class TargetSource:
     source: str  # the whole file's text
     covering_tests: tuple[str, ...] = ()
     distance_to: DistanceTo | None = None  # hop distances from failures to this target
+    # which baseline tests ran each of the function's lines (None: not known, so every
+    # covering test screens every candidate)
+    line_tests: LineTests | None = None
 
 
 @dataclass(frozen=True)

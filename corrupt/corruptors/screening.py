@@ -34,7 +34,7 @@ class Screening:
     """One candidate's run on the covering tests."""
 
     failing: list[str]  # previously passing tests that now fail, sorted
-    ran: int  # how many tests were selected
+    ran: int  # how many covering tests it was screened on (run, or known to pass)
     exact: bool  # False when the failure budget cut the run short
     timed_out: bool = False
     report: TestReport | None = None
@@ -66,17 +66,27 @@ def screen(
     tests: Sequence[str] | None,
     baseline_passing: set[str],
     budget: int | None,
+    *,
+    covering: int | None = None,
 ) -> Screening:
-    """Run ``tests`` (None: all) with ``files`` patched; count previously passing tests that fail."""
+    """Run ``tests`` (None: all) with ``files`` patched; count previously passing tests that fail.
+
+    ``covering``: how many covering tests ``tests`` stands for, when only those
+    that can see the change run (:mod:`corrupt.corruptors.reach`); the rest pass.
+    """
     selected = list(tests) if tests is not None else None
     try:
         report = screener(files, selected, budget)
     except CorruptError as exc:
-        return Screening([], len(selected or ()), False, error=exc.message)
+        return Screening([], _count(covering, len(selected or ())), False, error=exc.message)
     failing = sorted(report.failing() & baseline_passing)
     exact = not report.stopped_early and not report.timed_out
     ran = len(selected) if selected is not None else report.collected
-    return Screening(failing, ran, exact, report.timed_out, report)
+    return Screening(failing, _count(covering, ran), exact, report.timed_out, report)
+
+
+def _count(covering: int | None, ran: int) -> int:
+    return ran if covering is None else covering
 
 
 def is_crash(result: TestResult) -> bool:

@@ -26,7 +26,7 @@ from corrupt.repos.runner import PYTEST_NO_TESTS, run_tests, test_command
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.workspace import Workspace
 
-CACHE_VERSION = 3  # 2: runs in a bubblewrap box; 3: packed line coverage
+CACHE_VERSION = 4  # 2: runs in a bubblewrap box; 3: packed line coverage; 4: outside_tests
 # coverage.py slows CPU-bound suites down 5x and more (more-itertools: 17 s -> 200 s)
 COVERAGE_SLOWDOWN = 10.0
 
@@ -103,6 +103,7 @@ def compute_baseline(
             },
             packages_as_of=checkout.packages_as_of,
             python=checkout.python,
+            outside_tests=_outside_tests(covered.line_coverage),
         )
     _store(cache, baseline)
     return baseline
@@ -179,6 +180,15 @@ def _require_green(first: TestReport, second: TestReport, flaky: list[str], log:
         detail = detail.strip().splitlines()[0][:200] if detail.strip() else "failed"
         more = f" (and {len(red) - 1} more)" if len(red) > 1 else ""
         raise RedBaselineError(f"baseline is red: {red[0]} fails: {detail}{more}{log.keep(first)}")
+
+
+def _outside_tests(lines: dict[str, dict[int, list[str]]]) -> dict[str, list[int]]:
+    """The lines the coverage run saw outside any test (the plugin's ``""`` context)."""
+    out = {
+        file: sorted(n for n, ids in by_line.items() if "" in ids)
+        for file, by_line in lines.items()
+    }
+    return {file: found for file, found in out.items() if found}
 
 
 def _restrict(

@@ -8,7 +8,8 @@ function body spans from the code graph.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from corrupt.repos.models import Baseline
@@ -31,6 +32,22 @@ def coverage_map(baseline: Baseline, spans: Iterable[Span]) -> dict[str, list[st
             covering.update(baseline.line_coverage[file][line])
         result[qualname] = sorted(covering)
     return result
+
+
+@dataclass(frozen=True)
+class LineTests:
+    """The baseline's line coverage over one function: what screening a change
+    to one of its statements needs to know (:mod:`corrupt.corruptors.reach`)."""
+
+    tests: Mapping[int, tuple[str, ...]]  # line -> the tests that ran it
+    outside: frozenset[int] = frozenset()  # lines that also ran outside any test
+
+    @classmethod
+    def of(cls, baseline: Baseline, file: str, first: int, last: int) -> LineTests:
+        by_line = baseline.line_coverage.get(file, {})
+        tests = {n: tuple(by_line[n]) for n in range(first, last + 1) if n in by_line}
+        outside = {n for n in baseline.outside_tests.get(file, ()) if first <= n <= last}
+        return cls(tests, frozenset(outside))
 
 
 def pack_line_coverage(coverage: LineCoverage) -> dict[str, Any]:

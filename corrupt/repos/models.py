@@ -187,3 +187,6 @@ class Baseline:
     timings: dict[str, float] = field(default_factory=dict)  # seconds per phase: runs, coverage
     packages_as_of: str | None = None  # the suite is green with the packages of this moment only
     python: str | None = None  # the suite is green on this Python only (None: corrupt's own)
+    # file -> lines that ran outside any test (imports, collection): what they do
+    # reaches tests that never ran them
+    outside_tests: dict[str, list[int]] = field(default_factory=dict)

@@ -18,8 +18,9 @@ It writes JSON lines to ``--corrupt-report``:
 
 With ``--corrupt-coverage`` it runs coverage.py with the pytest nodeid as the
 dynamic context of each test and writes ``{"tests": [nodeids], "lines": {file:
-{line: [indices into tests]}}}``. Under pytest-xdist every worker measures its
-own tests and the controller merges.
+{line: [indices into tests]}}}``, the nodeid ``""`` standing for code that ran
+outside any test (imports, collection). Under pytest-xdist every worker
+measures its own tests and the controller merges.
 """
 
 from __future__ import annotations
@@ -272,7 +273,7 @@ def pytest_unconfigure(config):
     index = {}
     for measured in data.measured_files():
         for line, contexts in data.contexts_by_lineno(measured).items():
-            ids = [_index_of(index, tests, c) for c in contexts if c]
+            ids = [_index_of(index, tests, c) for c in contexts]  # "": outside any test
             if ids:
                 lines.setdefault(_relative(measured), {}).setdefault(str(line), []).extend(ids)
     worker = os.environ.get("PYTEST_XDIST_WORKER")

@@ -40,6 +40,7 @@ from corrupt.errors import InputError, LLMError, SelectionError
 from corrupt.graph.distance import distances_to
 from corrupt.graph.models import CodeGraph, Symbol
 from corrupt.prepare import Prepared, prepare
+from corrupt.repos.coverage import LineTests
 from corrupt.repos.models import Checkout
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.sandboxes import SandboxName
@@ -629,6 +630,7 @@ class _Run:
                 source=self._source(t),
                 covering_tests=tuple(t.covering_tests),
                 distance_to=distances_to(self.digraph, t.qualname) if located else None,
+                line_tests=LineTests.of(self.ready.baseline, t.file, t.start_line, t.end_line),
             )
             for t in targets
         )

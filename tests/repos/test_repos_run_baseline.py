@@ -34,6 +34,9 @@ def test_calc_baseline_is_green_cached_and_maps_functions(sandbox, tmp_path_fact
         n for lines in baseline.line_coverage.values() for ids in lines.values() for n in ids
     }
     assert covering <= set(baseline.tests) and T + "test_expected_failure" not in covering
+    # the def lines ran at import, outside any test; the bodies only inside tests
+    outside = set(baseline.outside_tests["src/calc/ops.py"])
+    assert {4, 8, 14, 23, 30} <= outside and outside.isdisjoint({5, 9, 15, 24, 31})
 
     spans = [
         ("calc.ops.add", "src/calc/ops.py", 5, 5),

@@ -1,0 +1,150 @@
+"""Which covering tests can see a mutant: the ones that ran the statement it changes.
+
+A single-site mutant that keeps the file's lines and every scope's names and
+kind (no new local, no ``yield`` turning a function into a generator) changes
+only what one statement does when it runs. A covering test that never ran
+that statement on the baseline runs the same code as before, so it passes as
+before: screening runs only the tests that ran the changed statement and
+counts the rest as passing. Same failures, fewer tests; a mutant of a
+statement no test runs is screened without running anything.
+
+The baseline's per-test line coverage says which tests ran a line, but a
+line can run without a record of its own (a constant folded into the line
+before it), so the unit is the innermost statement holding the changed line:
+a test that runs any of its code records at least one of its lines. Where
+any of this cannot be told (a changed def line or decorator, or a statement
+that ran at import or collection, whose effects reach tests that never ran
+it; lines added or removed; a statement with no code), every covering test
+runs.
+
+What the baseline's coverage cannot show is state one test leaves for
+another: a module-scoped fixture built with the changed statement in its
+first test is seen by later tests that never ran it. Their failures go
+uncounted in screening (as with any coverage-based selection); a task's
+failing tests come from verification's full-suite runs all the same.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import types
+from collections.abc import Sequence
+
+from corrupt.repos.coverage import LineTests
+from corrupt.source.functions import function_at
+
+Statement = tuple[int, int]  # first and last line
+
+
+def reaching_tests(
+    original: str,
+    corrupted: str,
+    def_line: int,
+    qualname: str,
+    covering: Sequence[str],
+    line_tests: LineTests | None,
+) -> list[str]:
+    """The tests of ``covering`` that ran a statement ``corrupted`` changes, in
+    ``covering``'s order; all of ``covering`` when that cannot be told."""
+    if line_tests is None:
+        return list(covering)
+    view = _function_view(original, def_line, qualname)
+    changed = _changed_lines(original, corrupted)
+    if view is None or changed is None or _scopes(corrupted) != view.scopes:
+        return list(covering)
+    ran: set[str] = set()
+    for line in changed:
+        statement = view.innermost(line)
+        if statement is None or not view.has_code(statement):
+            return list(covering)
+        at = range(statement[0], statement[1] + 1)
+        if not line_tests.outside.isdisjoint(at):
+            return list(covering)  # it ran at import or collection: every test may see it
+        for n in at:
+            ran.update(line_tests.tests.get(n, ()))
+    return [nodeid for nodeid in covering if nodeid in ran]
+
+
+class _FunctionView:
+    """The statements of one function's body and the lines its code runs on."""
+
+    def __init__(self, statements: list[Statement], code_lines: set[int], scopes: object) -> None:
+        self.statements = statements
+        self.code_lines = code_lines
+        self.scopes = scopes
+
+    def innermost(self, line: int) -> Statement | None:
+        holding = [s for s in self.statements if s[0] <= line <= s[1]]
+        return min(holding, key=lambda s: s[1] - s[0]) if holding else None
+
+    def has_code(self, statement: Statement) -> bool:
+        return any(statement[0] <= line <= statement[1] for line in self.code_lines)
+
+
+@functools.lru_cache(maxsize=8)
+def _function_view(source: str, def_line: int, qualname: str) -> _FunctionView | None:
+    """Computed once per search: every mutant of a target is checked against it."""
+    try:
+        tree = ast.parse(source)
+        module = compile(source, "<reach>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    node = function_at(tree, def_line, qualname)
+    if node is None:
+        return None
+    statements = [
+        (min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s.end_lineno)
+        for body_statement in node.body
+        for s in ast.walk(body_statement)
+        if isinstance(s, ast.stmt) and s.end_lineno is not None
+    ]
+    first, last = node.body[0].lineno, node.end_lineno or node.lineno
+    code_lines = {
+        line
+        for code in _code_objects(module)
+        for _, _, line in code.co_lines()
+        if line is not None and first <= line <= last
+    }
+    return _FunctionView(statements, code_lines, _scope_shape(module))
+
+
+def _changed_lines(original: str, corrupted: str) -> list[int] | None:
+    """1-based lines that differ; None when lines were added or removed."""
+    old, new = original.splitlines(), corrupted.splitlines()
+    if len(old) != len(new):
+        return None
+    return [n for n, (a, b) in enumerate(zip(old, new, strict=True), 1) if a != b]
+
+
+def _scopes(source: str) -> object:
+    try:
+        return _scope_shape(compile(source, "<reach>", "exec", dont_inherit=True))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _scope_shape(module: types.CodeType) -> list[tuple[object, ...]]:
+    """What every code object's names mean and what kind of code it is: a change
+    here (a new local, a ``yield``) alters statements that did not change."""
+    return [
+        (
+            code.co_name,
+            code.co_flags,
+            code.co_argcount,
+            code.co_posonlyargcount,
+            code.co_kwonlyargcount,
+            code.co_varnames,
+            code.co_cellvars,
+            code.co_freevars,
+        )
+        for code in _code_objects(module)
+    ]
+
+
+def _code_objects(code: types.CodeType) -> list[types.CodeType]:
+    found = [code]
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found += _code_objects(const)
+    return found

@@ -1,0 +1,103 @@
+"""Which covering tests screen a mutant: those that ran the statement it changes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from corrupt_screener import CORE, core_source, def_line, inventory, replace_once  # noqa: F401
+
+from corrupt.corruptors.adversarial import adversarial_search
+from corrupt.corruptors.models import CorruptionRequest, TargetSource
+from corrupt.corruptors.reach import reaching_tests
+from corrupt.repos.baseline import compute_baseline
+from corrupt.repos.coverage import LineTests
+
+SOURCE = core_source()
+TOTAL = def_line(SOURCE, "total_price")  # body: lines 28-34, the discount on 32-33
+COVERING = ("t_plain", "t_empty", "t_half", "t_quarter")
+LINES = LineTests(
+    tests={
+        29: COVERING,
+        30: COVERING,
+        31: ("t_plain",),
+        32: COVERING,
+        33: ("t_half", "t_quarter"),
+        34: COVERING,
+    }
+)
+
+
+def reach(corrupted: str, lines: LineTests | None = LINES, source: str = SOURCE) -> list[str]:
+    return reaching_tests(source, corrupted, TOTAL, "inventory.core.total_price", COVERING, lines)
+
+
+def test_only_the_tests_that_ran_the_changed_statement_screen_it():
+    assert reach(replace_once(SOURCE, "(1 - clamp(", "(2 - clamp(")) == ["t_half", "t_quarter"]
+    assert reach(replace_once(SOURCE, "total += line_total", "total -= line_total")) == ["t_plain"]
+    # the loop's header ran for every covering test
+    assert reach(replace_once(SOURCE, "for item in items:", "for item in items[1:]:")) == list(
+        COVERING
+    )
+
+
+def test_a_statement_no_test_ran_is_screened_by_none():
+    lines = LineTests({n: t for n, t in LINES.tests.items() if n != 33})
+    assert reach(replace_once(SOURCE, "(1 - clamp(", "(2 - clamp("), lines) == []
+
+
+def test_a_line_without_a_record_of_its_own_counts_through_its_statement():
+    """``(1 +\\n 2)`` folds into one constant on the first line: only that line runs."""
+    source = replace_once(SOURCE, "    total = 0.0\n", "    total = (0.0 +\n             0.0)\n")
+    lines = LineTests({29: ("t_empty",)})  # what coverage records: line 30 never runs
+    corrupted = replace_once(source, "             0.0)", "             1.0)")
+    assert reaching_tests(source, corrupted, TOTAL, "total_price", COVERING, lines) == ["t_empty"]
+
+
+@pytest.mark.parametrize(
+    "old, new, why",
+    [
+        ("    total = 0.0\n", "    total = 0.0\n    total = 0.0\n", "a line added"),
+        ("total += line_total(item)", "totals = line_total(item)", "a new local"),
+        ("total += line_total(item)", "yield line_total(item)", "now a generator"),
+        ("def total_price(items, discount=0.0):", "def total_price(items, discount=0.5):", "def"),
+        ('"""Sum of price times', '"""Sum of prices times', "the docstring: no code"),
+    ],
+)
+def test_every_covering_test_screens_what_a_statement_cannot_contain(old, new, why):
+    assert reach(replace_once(SOURCE, old, new)) == list(COVERING), why
+
+
+def test_a_statement_that_ran_outside_any_test_reaches_them_all():
+    """Code run at import or collection built what tests that never ran it use."""
+    mutant = replace_once(SOURCE, "(1 - clamp(", "(2 - clamp(")
+    assert reach(mutant, dataclasses.replace(LINES, outside=frozenset({33}))) == list(COVERING)
+    assert reach(mutant, None) == list(COVERING)  # no line coverage at all
+
+
+def test_the_search_finds_the_same_mutant_running_fewer_tests(inventory):  # noqa: F811
+    """On the real baseline's coverage: every mutant's outcome as with all covering tests."""
+    screener, passing = inventory
+    baseline = compute_baseline(
+        screener.workspace.checkout, screener.sandbox, screener.env,
+        cache_dir=screener.workspace.path.parent / "baseline-cache",
+    )  # fmt: skip
+    assert 33 not in baseline.outside_tests[CORE] and TOTAL in baseline.outside_tests[CORE]
+    lines = LineTests.of(baseline, CORE, TOTAL, TOTAL + 7)
+    covering = tuple(t for t in sorted(passing) if "total_price" in t)
+    results = []
+    for line_tests in (None, lines):
+        target = TargetSource(
+            CORE, "inventory.core.total_price", TOTAL, SOURCE, covering, line_tests=line_tests
+        )
+        request = CorruptionRequest((target,), frozenset(passing), min_failing=2, seed=1)
+        outcome = adversarial_search(request, screener, max_candidates=12, enough=3)
+        results.append(outcome)
+    everything, reached = results
+    assert reached.corruption is not None
+    assert [{k: v for k, v in e.items() if k != "reached"} for e in everything.tried] == [
+        {k: v for k, v in e.items() if k != "reached"} for e in reached.tried
+    ]
+    assert everything.corruption == reached.corruption
+    assert all(e["reached"] == len(covering) for e in everything.tried if "reached" in e)
+    assert any(e["reached"] < len(covering) for e in reached.tried if "reached" in e)
