@@ -12,9 +12,11 @@ runs, each stopped by a failure budget of ``min_failing`` (enough to know a
 mutant qualifies, no more), and the search stops once ``enough`` mutants have
 qualified. A budget truncates the one figure ranking needs most (how many of
 the covering tests fail); a truncated count is a lower bound, so the top
-survivor is re-run without a budget until the top is exactly measured, at
-most ``rank_runs`` re-runs (by default as many as ``enough``, so the chosen
-mutant is always measured exactly). Total runs per target are at most
+survivor is re-run until the top is exactly measured, at most ``rank_runs``
+re-runs (by default as many as ``enough``, so the chosen mutant is always
+measured exactly). Once one survivor is measured exactly, a re-run stops at
+the failure that makes it score worse than that one: it can no longer be
+chosen, and the choice is the one full re-runs would make. Total runs per target are at most
 ``max_candidates + rank_runs``. Candidates are visited round-robin over
 operators in a seeded order, so the first few runs already try different kinds
 of bug, and the same seed always gives the same result.
@@ -23,6 +25,7 @@ of bug, and the same seed always gives the same result.
 from __future__ import annotations
 
 import ast
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +46,7 @@ from corrupt.corruptors.models import (
 from corrupt.corruptors.operators import generate_mutants
 from corrupt.corruptors.reach import reaching_tests
 from corrupt.corruptors.screening import (
+    SIZE_WEIGHT,
     FrameNames,
     Screening,
     Subtlety,
@@ -179,10 +183,10 @@ def adversarial_search(
             {file: top.mutant.corrupted},
             top.reached,
             baseline_passing,
-            None,
+            _losing_failures(top, survivors, distance_to),
             covering=len(tests),
         )
-        if full.error or full.timed_out or len(full.failing) < min_failing:
+        if full.error or full.timed_out or (full.exact and len(full.failing) < min_failing):
             survivors.pop(0)  # flaky under a full run: not a reliable task
             if not survivors:
                 detail = "no surviving mutant: the survivors did not fail reliably"
@@ -193,6 +197,23 @@ def adversarial_search(
     best = survivors[0]
     outcome.corruption = _corruption(best, source, file, qualname, survivors, seed, distance_to)
     return outcome
+
+
+def _losing_failures(
+    top: _Survivor, survivors: list[_Survivor], distance_to: DistanceTo | None
+) -> int | None:
+    """The failure budget of ``top``'s re-run: the count at which it scores worse than
+    the best exactly measured survivor whatever its other failures are (crashes
+    and locality only add), so it can no longer be chosen; None: run them all."""
+    measured = [s.subtlety(distance_to).score for s in survivors if s.result.exact]
+    if not measured:
+        return None
+    floor = SIZE_WEIGHT * min(len(top.mutant.lines), 10)
+    covering = max(top.result.ran, 1)
+    failures = max(0, math.floor((min(measured) - floor) * covering)) + 1
+    while failures / covering + floor <= min(measured):  # float rounding
+        failures += 1
+    return failures
 
 
 def _round_robin(mutants: list[Mutant], seed: int) -> list[Mutant]:

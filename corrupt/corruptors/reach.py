@@ -51,7 +51,7 @@ def reaching_tests(
         return list(covering)
     view = _function_view(original, def_line, qualname)
     changed = _changed_lines(original, corrupted)
-    if view is None or changed is None or _scopes(corrupted) != view.scopes:
+    if view is None or changed is None or _scopes(corrupted, view.extent) != view.scopes:
         return list(covering)
     ran: set[str] = set()
     for line in changed:
@@ -69,9 +69,12 @@ def reaching_tests(
 class _FunctionView:
     """The statements of one function's body and the lines its code runs on."""
 
-    def __init__(self, statements: list[Statement], code_lines: set[int], scopes: object) -> None:
+    def __init__(
+        self, statements: list[Statement], code_lines: set[int], extent: Statement, scopes: object
+    ) -> None:
         self.statements = statements
         self.code_lines = code_lines
+        self.extent = extent  # the function's lines, decorators included
         self.scopes = scopes
 
     def innermost(self, line: int) -> Statement | None:
@@ -106,7 +109,11 @@ def _function_view(source: str, def_line: int, qualname: str) -> _FunctionView |
         for _, _, line in code.co_lines()
         if line is not None and first <= line <= last
     }
-    return _FunctionView(statements, code_lines, _scope_shape(module))
+    extent = (min([node.lineno] + [d.lineno for d in node.decorator_list]), last)
+    scopes = _scopes(source, extent)
+    if scopes is None:  # it does not compile on its own (a ``nonlocal`` of an outer scope)
+        return None
+    return _FunctionView(statements, code_lines, extent, scopes)
 
 
 def _changed_lines(original: str, corrupted: str) -> list[int] | None:
@@ -117,9 +124,15 @@ def _changed_lines(original: str, corrupted: str) -> list[int] | None:
     return [n for n, (a, b) in enumerate(zip(old, new, strict=True), 1) if a != b]
 
 
-def _scopes(source: str) -> object:
+def _scopes(source: str, extent: Statement) -> object:
+    """The scope shape of the function on ``extent``'s lines, compiled on its own (a
+    mutant's whole file would cost a compile of every line for each candidate)."""
+    lines = source.splitlines(keepends=True)[extent[0] - 1 : extent[1]]
+    text = "".join(lines)
+    if text[:1].isspace():
+        text = "if 1:\n" + text  # a method or nested function keeps its indentation
     try:
-        return _scope_shape(compile(source, "<reach>", "exec", dont_inherit=True))
+        return _scope_shape(compile(text, "<reach>", "exec", dont_inherit=True))
     except (SyntaxError, ValueError):
         return None
 

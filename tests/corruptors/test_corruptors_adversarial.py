@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from corrupt_screener import CORE, core_source, def_line, inventory, request  # noqa: F401
 
-from corrupt.corruptors.adversarial import adversarial_search
-from corrupt.corruptors.models import Rejection, RejectionKind
+from corrupt.corruptors.adversarial import _losing_failures, _Survivor, adversarial_search
+from corrupt.corruptors.models import Mutant, Rejection, RejectionKind
 from corrupt.corruptors.operators import CATALOGUE
-from corrupt.corruptors.screening import FrameNames, Screening, hop_distance, subtlety
+from corrupt.corruptors.screening import (
+    SIZE_WEIGHT,
+    FrameNames,
+    Screening,
+    hop_distance,
+    subtlety,
+)
 from corrupt.corruptors.validate import tells
 from corrupt.repos.models import Frame, TestReport, TestResult
 
@@ -214,3 +222,25 @@ def test_round_robin_order_is_seeded(seed):
     assert first == again and len(first) == len(mutants)
     operators = {m.operator for m in mutants}
     assert len({op for op, _ in first[: len(operators)]}) == len(operators)  # one of each first
+
+
+def _survivor(failures: int, ran: int, exact: bool, lines: int = 1) -> _Survivor:
+    quiet = _failure("AssertionError", [Frame("tests/test_core.py", 10, "test_clamp")])
+    mutant = Mutant("clamp", CORE, "op", "Checking", "", "", SOURCE, SOURCE, list(range(lines)))
+    result = dataclasses.replace(_screening([quiet] * failures, ran), exact=exact)
+    names = FrameNames(CORE, SOURCE, "inventory.core.clamp", def_line(SOURCE, "clamp"))
+    return _Survivor(mutant, result, names, [])
+
+
+def test_a_rerun_stops_where_its_survivor_can_no_longer_be_chosen():
+    """Only against a survivor measured exactly: a truncated score may still fall."""
+    measured, top = _survivor(30, 200, exact=True), _survivor(5, 200, exact=False, lines=2)
+    assert _losing_failures(top, [top], None) is None
+    assert _losing_failures(top, [top, _survivor(9, 200, exact=False)], None) is None
+    budget = _losing_failures(top, [top, measured], None)
+    assert budget is not None
+    best = measured.subtlety(None).score
+    # with ``budget`` failures it scores worse however few crash or show the target;
+    # with one fewer it might not
+    assert budget / 200 + SIZE_WEIGHT * 2 > best >= (budget - 1) / 200 + SIZE_WEIGHT * 2
+    assert _survivor(budget, 200, True, 2).subtlety(None).score > best

@@ -101,3 +101,21 @@ def test_the_search_finds_the_same_mutant_running_fewer_tests(inventory):  # noq
     assert everything.corruption == reached.corruption
     assert all(e["reached"] == len(covering) for e in everything.tried if "reached" in e)
     assert any(e["reached"] < len(covering) for e in reached.tried if "reached" in e)
+
+
+def test_a_method_is_checked_on_its_own_lines():
+    """A method's text compiles on its own (indented); a new local in it still counts."""
+    take = def_line(SOURCE, "take")
+    lines = LineTests({n: ("t_take",) for n in range(take + 2, take + 6)})
+
+    def reach_take(old: str, new: str) -> list[str]:
+        mutant = replace_once(SOURCE, old, new)
+        return reaching_tests(SOURCE, mutant, take, "Warehouse.take", ("t_take", "t_x"), lines)
+
+    assert reach_take("taken = min(available, amount)", "taken = max(available, amount)") == [
+        "t_take"
+    ]
+    assert reach_take("taken = min(available, amount)", "takes = min(available, amount)") == [
+        "t_take",
+        "t_x",
+    ]
