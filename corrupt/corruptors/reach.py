@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 import functools
 import types
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from corrupt.repos.coverage import LineTests
 from corrupt.source.functions import function_at
@@ -66,6 +66,52 @@ def reaching_tests(
     return [nodeid for nodeid in covering if nodeid in ran]
 
 
+def ran_outside_tests(original: str, corrupted: str, outside: Collection[int]) -> bool:
+    """Whether a statement ``corrupted`` changes ran outside any test (``outside``: the
+    baseline's lines that did, at import or collection), or may have: objects made
+    then (a warm server's) hold what it did. False only for changes inside
+    function bodies to statements that ran in tests alone, or never."""
+    changed = _changed_lines(original, corrupted)
+    statements = _body_statements(original)
+    if changed is None or statements is None:
+        return True
+    for line in changed:
+        statement = _innermost(statements, line)
+        if statement is None or any(statement[0] <= n <= statement[1] for n in outside):
+            return True
+    return False
+
+
+def _innermost(statements: Sequence[Statement], line: int) -> Statement | None:
+    holding = [s for s in statements if s[0] <= line <= s[1]]
+    return min(holding, key=lambda s: s[1] - s[0]) if holding else None
+
+
+def _statements(body: Sequence[ast.stmt]) -> list[Statement]:
+    """Every statement in ``body``, nested ones too, from its first decorator."""
+    return [
+        (min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s.end_lineno)
+        for top in body
+        for s in ast.walk(top)
+        if isinstance(s, ast.stmt) and s.end_lineno is not None
+    ]
+
+
+@functools.lru_cache(maxsize=8)
+def _body_statements(source: str) -> list[Statement] | None:
+    """The statements inside the bodies of a file's functions."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    return [
+        statement
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for statement in _statements(node.body)
+    ]
+
+
 class _FunctionView:
     """The statements of one function's body and the lines its code runs on."""
 
@@ -78,8 +124,7 @@ class _FunctionView:
         self.scopes = scopes
 
     def innermost(self, line: int) -> Statement | None:
-        holding = [s for s in self.statements if s[0] <= line <= s[1]]
-        return min(holding, key=lambda s: s[1] - s[0]) if holding else None
+        return _innermost(self.statements, line)
 
     def has_code(self, statement: Statement) -> bool:
         return any(statement[0] <= line <= statement[1] for line in self.code_lines)
@@ -96,12 +141,7 @@ def _function_view(source: str, def_line: int, qualname: str) -> _FunctionView |
     node = function_at(tree, def_line, qualname)
     if node is None:
         return None
-    statements = [
-        (min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s.end_lineno)
-        for body_statement in node.body
-        for s in ast.walk(body_statement)
-        if isinstance(s, ast.stmt) and s.end_lineno is not None
-    ]
+    statements = _statements(node.body)
     first, last = node.body[0].lineno, node.end_lineno or node.lineno
     code_lines = {
         line

@@ -84,15 +84,20 @@ class WarmServer:
         max_failures: int | None,
         timeout: float,
         per_test_timeout: float | None,
+        quiet: Sequence[str] = (),
     ) -> TestReport | str:
         """The report of ``select`` with ``files`` swapped in, or why this candidate needs a
-        fresh process. WarmUnavailable when the server itself stopped working."""
+        fresh process. WarmUnavailable when the server itself stopped working.
+
+        ``quiet``: files of ``files`` whose changed statements ran only inside
+        tests (:func:`corrupt.corruptors.reach.ran_outside_tests`)."""
         self._requests += 1
         name = f"report-{self._requests}.jsonl"
         request = {
             "id": self._requests,
             "files": files,
             "originals": originals,
+            "quiet": list(quiet),
             "select": list(select) if select is not None else None,
             "maxfail": max_failures,
             "per_test_timeout": per_test_timeout,

@@ -6,8 +6,10 @@ A fresh interpreter per candidate spends most of its time starting, importing
 and collecting; this process does that once, then serves JSON-line requests
 on its stdin, one per candidate:
 
-``{"id", "files": {path: source}, "originals": {path: source}, "select":
-[nodeids], "maxfail", "per_test_timeout", "deadline", "report"}``
+``{"id", "files": {path: source}, "originals": {path: source}, "quiet":
+[paths], "select": [nodeids], "maxfail", "per_test_timeout", "deadline",
+"report"}``; ``quiet`` names the files whose changed statements, by the
+baseline's coverage, ran only inside tests (not while the suite was collected).
 
 For each it plans which live functions get which new code (:class:`Swaps`)
 and forks. The child swaps the code in, runs the selected tests (in the order
@@ -112,7 +114,7 @@ class Server:
         began = time.monotonic()
         answer = {"id": request["id"], "exit": None, "timed_out": False, "fallback": None}
         try:
-            plan = swaps.plan(request["files"], request["originals"])
+            plan = swaps.plan(request["files"], request["originals"], request.get("quiet", ()))
         except NotSwappable as exc:
             return {**answer, "fallback": exc.why, "seconds": round(time.monotonic() - began, 4)}
         pid = os.fork()
@@ -290,8 +292,13 @@ class Swaps:
         self.live = live_functions()  # before gc.freeze(), which hides objects from gc
         self._originals = {}  # (path, source) -> code
 
-    def plan(self, files, originals):
-        """``[(function, new code)]``; NotSwappable when a fork cannot show the change."""
+    def plan(self, files, originals, quiet=()):
+        """``[(function, new code)]``; NotSwappable when a fork cannot show the change.
+
+        A changed function that ran at collection is declined unless its file is
+        ``quiet``: the changed statements themselves did not run then, so what
+        collection made is what a fresh process would make.
+        """
         root = os.getcwd()
         plan = []
         for relative, source in files.items():
@@ -307,7 +314,7 @@ class Swaps:
                 relative,
             )
             for name, line in sorted(altered):
-                if (path, name, line) in self.ran_at_collection:
+                if relative not in quiet and (path, name, line) in self.ran_at_collection:
                     where = f"{relative}:{line} {name}"
                     raise NotSwappable("ran while the suite was collected", where)
             for (name, line), code in changes.items():

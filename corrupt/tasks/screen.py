@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from corrupt.corruptors.reach import ran_outside_tests
 from corrupt.repos.models import Baseline, Environment, TestReport
 from corrupt.repos.runner import run_tests
 from corrupt.repos.sandbox import Sandbox
@@ -262,13 +263,15 @@ class TreeScreener:
         originals = {path: self.workspace.read(path) for path in files}
         with self.workspace.patched(files):
             try:
+                known = {path: text for path, text in originals.items() if text is not None}
                 result = server.run(
                     files,
-                    {path: text for path, text in originals.items() if text is not None},
+                    known,
                     tests,
                     max_failures=max_failures,
                     timeout=self.budget.timeout,
                     per_test_timeout=per_test_timeout,
+                    quiet=self._quiet(files, known),
                 )
             except WarmUnavailable as exc:
                 self.policy.disable(f"the warm server stopped: {exc.reason}")
@@ -280,6 +283,19 @@ class TreeScreener:
             self.runs += 1
             self.policy.count()
             return result
+
+    def _quiet(self, files: dict[str, str], originals: dict[str, str]) -> list[str]:
+        """The files whose changed statements the baseline's coverage saw run only in
+        tests: the server may swap them in even if their function ran at collection."""
+        outside = self.baseline.outside_tests if self.baseline else {}
+        if not outside:  # no record of what ran outside tests: assume anything did
+            return []
+        return [
+            path
+            for path, text in files.items()
+            if path in originals
+            and not ran_outside_tests(originals[path], text, outside.get(path, ()))
+        ]
 
     def _started(self) -> WarmServer | None:
         """This worker's server, started (and the repository checked) on first use."""

@@ -9,7 +9,7 @@ from corrupt_screener import CORE, core_source, def_line, inventory, replace_onc
 
 from corrupt.corruptors.adversarial import adversarial_search
 from corrupt.corruptors.models import CorruptionRequest, TargetSource
-from corrupt.corruptors.reach import reaching_tests
+from corrupt.corruptors.reach import ran_outside_tests, reaching_tests
 from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.coverage import LineTests
 
@@ -119,3 +119,14 @@ def test_a_method_is_checked_on_its_own_lines():
         "t_take",
         "t_x",
     ]
+
+
+def test_what_ran_outside_any_test_is_told_by_statement():
+    mutant = replace_once(SOURCE, "(1 - clamp(", "(2 - clamp(")
+    assert not ran_outside_tests(SOURCE, mutant, {TOTAL, 1, 3})  # def lines ran at import
+    assert ran_outside_tests(SOURCE, mutant, {TOTAL, 33})
+    # module-level code, and changes that move lines, may always have
+    assert ran_outside_tests(
+        SOURCE, replace_once(SOURCE, "quantity: int = 1", "quantity: int = 2"), ()
+    )
+    assert ran_outside_tests(SOURCE, replace_once(SOURCE, "(1 - clamp(", "(\n1 - clamp("), ())

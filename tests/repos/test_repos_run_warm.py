@@ -6,10 +6,13 @@ candidate: the warm server must be interchangeable with it or decline.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from repos_run_support import fixture_checkout, session_cache
 
 from corrupt.errors import SandboxError
+from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.local import LocalSandbox
 from corrupt.repos.models import IO_DIR, Baseline, Command, Limits
 from corrupt.repos.runner import run_tests
@@ -19,6 +22,7 @@ from corrupt.tasks.modes import ScreeningMode
 from corrupt.tasks.screen import RunBudget, TreeScreener, check_selection
 
 LIB = "src/shapes/geometry.py"
+RAISE = '        raise ValueError("cannot scale a negative size")'
 G = "tests/test_geometry.py::"
 ID = "tests/test_identity.py::"
 GEOMETRY_TESTS = [
@@ -33,6 +37,7 @@ GEOMETRY_TESTS = [
         "test_unit",
         "test_area",
         "test_table",
+        "test_scale_rejects_negative",
         "test_clamp",
         "test_twice",
         "test_state_starts_empty",
@@ -270,9 +275,36 @@ def test_a_suite_that_passes_in_the_fork_is_screened_warm(shapes, ws):
         report = screener({LIB: corrupted}, GEOMETRY_TESTS, None)
         assert outcomes(report) == outcomes(fresh_run(shapes, ws, corrupted, GEOMETRY_TESTS))
         assert screener.policy.as_dict() == {
-            "warm": True, "reason": "", "checked": 17, "warm_runs": 1, "fallbacks": 0,
+            "warm": True, "reason": "", "checked": 18, "warm_runs": 1, "fallbacks": 0,
             "fallback_reasons": {},
         }  # fmt: skip
+    finally:
+        screener.close()
+
+
+def test_a_function_run_at_collection_is_swapped_if_the_change_did_not_run_then(
+    shapes, ws, tmp_path
+):
+    """The baseline's coverage shows which statements ran while the suite was collected."""
+    checkout, sandbox, env = shapes
+    real = compute_baseline(checkout, sandbox, env, cache_dir=tmp_path)
+    lines = original(ws).splitlines()
+    raised, returned = (lines.index(text) + 1 for text in (RAISE, "    return x * factor"))
+    assert returned in real.outside_tests[LIB] and raised not in real.outside_tests[LIB]
+    screener = warm_screener(shapes, ws, dataclasses.replace(real, tests=GEOMETRY_TESTS))
+    try:
+        branch = original(ws).replace(RAISE, RAISE.replace("ValueError", "TypeError"))
+        chosen = [G + "test_scale_rejects_negative", G + "test_table"]
+        report = screener({LIB: branch}, chosen, None)
+        assert outcomes(report) == outcomes(fresh_run(shapes, ws, branch, chosen))
+        assert report.failing() == {chosen[0]}
+        assert (screener.policy.warm_runs, screener.policy.fallbacks) == (1, 0)
+
+        ran = original(ws).replace("    return x * factor\n", "    return x + factor\n")
+        report = screener({LIB: ran}, GEOMETRY_TESTS, None)
+        assert outcomes(report) == outcomes(fresh_run(shapes, ws, ran, GEOMETRY_TESTS))
+        assert G + "test_table" in report.failing()
+        assert screener.policy.fallback_reasons == {"ran while the suite was collected": 1}
     finally:
         screener.close()
 
