@@ -16,8 +16,8 @@ survivor is re-run until the top is exactly measured, at most ``rank_runs``
 re-runs (by default as many as ``enough``, so the chosen mutant is always
 measured exactly). Once one survivor is measured exactly, a re-run stops at
 the failure that makes it score worse than that one: it can no longer be
-chosen, and the choice is the one full re-runs would make. Total runs per target are at most
-``max_candidates + rank_runs``. Candidates are visited round-robin over
+chosen, and the choice is the one full re-runs would make. Total runs per
+target are at most ``max_candidates + rank_runs``. Candidates are visited round-robin over
 operators in a seeded order, so the first few runs already try different kinds
 of bug, and the same seed always gives the same result.
 """
@@ -178,7 +178,7 @@ def adversarial_search(
         top = survivors[0]
         if top.result.exact:
             break
-        full = screen(
+        again = screen(
             screener,
             {file: top.mutant.corrupted},
             top.reached,
@@ -186,13 +186,13 @@ def adversarial_search(
             _losing_failures(top, survivors, distance_to),
             covering=len(tests),
         )
-        if full.error or full.timed_out or (full.exact and len(full.failing) < min_failing):
-            survivors.pop(0)  # flaky under a full run: not a reliable task
+        if again.error or again.timed_out or (again.exact and len(again.failing) < min_failing):
+            survivors.pop(0)  # flaky when run again: not a reliable task
             if not survivors:
                 detail = "no surviving mutant: the survivors did not fail reliably"
                 return reject(RejectionKind.NO_SURVIVOR, detail)
         else:
-            top.result = full
+            top.result = again
     _rank(survivors, distance_to)
     best = survivors[0]
     outcome.corruption = _corruption(best, source, file, qualname, survivors, seed, distance_to)
