@@ -99,7 +99,7 @@ def prepare(
     other is tried.
     """
     from corrupt.graph import build_code_graph
-    from corrupt.repos.baseline import cached_baseline
+    from corrupt.repos.baseline import cached_baseline, prime_bytecode
     from corrupt.repos.checkout import checkout as do_checkout
     from corrupt.repos.coverage import coverage_map
     from corrupt.repos.specs import parse_spec
@@ -136,6 +136,7 @@ def prepare(
                 env_progress,
                 other_pythons=python is None,
             )
+        prime_bytecode(pinned, sandbox, env, time_limit)
     with stage("graph"):
         try:
             graph = build_code_graph(pinned.path)

@@ -59,7 +59,9 @@ def compute_baseline(
         log = _Log(
             cache.with_name(f"{cache.stem}{dated}.log"), shlex.join(test_command(ws.path)[0])
         )
-        first = _suite_run(sandbox, env, ws.path, time_limit, "first", log)
+        first = _suite_run(
+            sandbox, env, ws.path, time_limit, "first", log, sandbox.stores_bytecode(env)
+        )
         second = _suite_run(sandbox, env, ws.path, time_limit, "second", log)
         flaky = sorted(
             n
@@ -135,10 +137,28 @@ class _Log:
         return f"; log: {self.path}"
 
 
+def prime_bytecode(
+    checkout: Checkout, sandbox: Sandbox, env: Environment, time_limit: float
+) -> None:
+    """Fill the sandbox's bytecode cache for ``env`` with one run of the unchanged suite,
+    where the baseline that was computed did not: every later run, each candidate's
+    among them, then imports what this run compiled instead of compiling it again
+    (pytest's assertion rewriting of the test modules most of all)."""
+    if sandbox.stores_bytecode(env):
+        with Workspace(checkout) as ws:
+            run_tests(sandbox, env, ws.path, timeout=time_limit, stores_bytecode=True)
+
+
 def _suite_run(
-    sandbox: Sandbox, env: Environment, tree: Path, time_limit: float, which: str, log: _Log
+    sandbox: Sandbox,
+    env: Environment,
+    tree: Path,
+    time_limit: float,
+    which: str,
+    log: _Log,
+    stores_bytecode: bool = False,
 ) -> TestReport:
-    report = run_tests(sandbox, env, tree, timeout=time_limit)
+    report = run_tests(sandbox, env, tree, timeout=time_limit, stores_bytecode=stores_bytecode)
     if report.timed_out:
         raise SuiteTooSlowError(
             f"the test suite did not finish within {time_limit:g} s ({which} baseline run)"

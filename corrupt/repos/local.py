@@ -28,6 +28,7 @@ import functools
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import time
@@ -92,9 +93,21 @@ class LocalSandbox(Sandbox):
             launch, child_env, io = self._launcher(env, Path(tree).resolve(), command, scratch)
             result = _run(launch, child_env, command.limits, scratch, self.inflight)
             result.files = read_outputs(io, command.collect)
+            if command.stores_bytecode:
+                _keep(scratch / "bytecode", self._bytecode(env))
             return result
         finally:
             remove_tree(scratch)
+
+    def stores_bytecode(self, env: Environment) -> bool:
+        return not self._bytecode(env).is_dir()
+
+    def _bytecode(self, env: Environment) -> Path:
+        """The environment's bytecode cache: what one run of the unchanged tree compiled
+        (the standard library, the venv, the project and pytest's rewritten tests), so
+        that later runs import instead of compiling. The key names a commit, so the
+        cache holds one tree's files."""
+        return self.cache_dir / "bytecode" / env.key
 
     def serve(self, env: Environment, tree: Path, command: Command) -> LocalService:
         io_file_names(command)
@@ -122,12 +135,25 @@ class LocalSandbox(Sandbox):
         if argv and argv[0] == "python":
             argv[0] = env.python
         launch: Callable[..., AbstractContextManager[subprocess.Popen[bytes]]]
+        reads: tuple[Path, ...] = ()
+        writes: tuple[Path, ...] = ()
+        if command.stores_bytecode:  # into a folder of its own, kept once the run is over
+            bytecode = scratch / "bytecode"
+            bytecode.mkdir()
+            writes = (bytecode,)
+        else:
+            bytecode = self._bytecode(env)
+            reads = (bytecode,) if bytecode.is_dir() else ()
         if self.isolation:
-            child_env = _scrubbed_env(env, home=HOME, tmp="/tmp")
+            child_env = _scrubbed_env(env, home=HOME, tmp="/tmp", bytecode=bytecode)
             network = network_mode(child_env) if command.limits.network else "none"
             box = Box(
-                read_only=(Path(env.location), *(env.interpreter_roots or interpreter_roots())),
-                writable=(io,),
+                read_only=(
+                    Path(env.location),
+                    *(env.interpreter_roots or interpreter_roots()),
+                    *reads,
+                ),
+                writable=(io, *writes),
                 workdir=(tree, WORKDIR),
                 network=network,
                 tmp_mb=command.limits.disk_mb,
@@ -136,8 +162,12 @@ class LocalSandbox(Sandbox):
         else:
             for name in ("home", "tmp"):
                 (scratch / name).mkdir()
-            child_env = _scrubbed_env(env, home=str(scratch / "home"), tmp=str(scratch / "tmp"))
+            child_env = _scrubbed_env(
+                env, home=str(scratch / "home"), tmp=str(scratch / "tmp"), bytecode=bytecode
+            )
             launch = functools.partial(unboxed, argv, tree)
+        if command.stores_bytecode:
+            del child_env["PYTHONDONTWRITEBYTECODE"]
         child_env.update(
             zip(command.env, with_io_dir(list(command.env.values()), str(io)), strict=True)
         )
@@ -274,7 +304,7 @@ def _run(
     )
 
 
-def _scrubbed_env(env: Environment, *, home: str, tmp: str) -> dict[str, str]:
+def _scrubbed_env(env: Environment, *, home: str, tmp: str, bytecode: Path) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if k in PASSED_THROUGH or k.startswith("LC_")}
     base.update(
         PATH=f"{Path(env.location) / 'bin'}:{SYSTEM_PATH}",
@@ -283,7 +313,23 @@ def _scrubbed_env(env: Environment, *, home: str, tmp: str) -> dict[str, str]:
         VIRTUAL_ENV=env.location,
         PYTHONDONTWRITEBYTECODE="1",
     )
+    if bytecode.is_dir():
+        # With a prefix Python looks for bytecode nowhere else: an empty one would
+        # make every run compile the standard library.
+        base["PYTHONPYCACHEPREFIX"] = str(bytecode)
     return base
+
+
+def _keep(staged: Path, cache: Path) -> None:
+    """Make what a run compiled into ``staged`` the cache, unless another run was first."""
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    moved = cache.with_name(f"{cache.name}.{os.getpid()}.part")
+    remove_tree(moved)
+    shutil.copytree(staged, moved, symlinks=True)
+    try:
+        moved.rename(cache)
+    except OSError:  # another build filled it meanwhile
+        remove_tree(moved)
 
 
 def _kill_group(pgid: int) -> None:

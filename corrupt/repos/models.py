@@ -113,6 +113,9 @@ class Command:
     limits: Limits = field(default_factory=Limits)
     files: dict[str, bytes] = field(default_factory=dict)  # name -> content, placed in IO_DIR first
     collect: list[str] = field(default_factory=list)  # names in IO_DIR the caller reads back
+    # Whether the run fills the environment's bytecode cache (a run of the unchanged
+    # tree); every other run only reads it, so no candidate's bytecode outlives its run.
+    stores_bytecode: bool = False
 
 
 @dataclass

@@ -120,6 +120,7 @@ def run_tests(
     per_test_timeout: float | None = None,
     coverage: bool = False,
     limits: Limits | None = None,
+    stores_bytecode: bool = False,
 ) -> TestReport:
     """Run pytest in ``tree`` (all tests, or only the ``select`` nodeids).
 
@@ -127,7 +128,8 @@ def run_tests(
     budget for screening); ``timeout`` bounds the whole run and
     ``per_test_timeout`` each test; ``limits`` sets the rest of the run's
     :class:`Limits`. With ``coverage`` the report's ``line_coverage``
-    attribute maps file -> line -> nodeids.
+    attribute maps file -> line -> nodeids. ``stores_bytecode`` fills the
+    sandbox's bytecode cache (a run of the unchanged tree, see :meth:`Sandbox.stores_bytecode`).
     """
     tree = Path(tree)
     module = plugin_module()
@@ -148,7 +150,14 @@ def run_tests(
         argv.append(f"--corrupt-coverage={IO_DIR}/{COVERAGE}")
         collect.append(COVERAGE)
     limits = replace(limits or Limits(), timeout=timeout)
-    command = Command(argv=argv, env=extra_env, limits=limits, files=files, collect=collect)
+    command = Command(
+        argv=argv,
+        env=extra_env,
+        limits=limits,
+        files=files,
+        collect=collect,
+        stores_bytecode=stores_bytecode,
+    )
     result = sandbox.run(env, tree, command)
     report = read_report(
         result.files.get(REPORT),

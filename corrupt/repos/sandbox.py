@@ -57,6 +57,11 @@ class Sandbox(ABC):
         afterwards come back in ``CommandResult.files``.
         """
 
+    def stores_bytecode(self, env: Environment) -> bool:
+        """Whether a run with ``Command.stores_bytecode`` would fill a bytecode cache that
+        later runs in ``env`` read (sandboxes without one answer False)."""
+        return False
+
     def serve(self, env: Environment, tree: Path, command: Command) -> Service | None:
         """Start ``command`` as a long-lived server in ``tree``, or None where this sandbox
         cannot keep one (callers then run a fresh command each time).
