@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from typing import Any
 
 from corrupt.cache import cache_root
@@ -321,15 +322,23 @@ def _scrubbed_env(env: Environment, *, home: str, tmp: str, bytecode: Path) -> d
 
 
 def _keep(staged: Path, cache: Path) -> None:
-    """Make what a run compiled into ``staged`` the cache, unless another run was first."""
+    """Make what a run compiled into ``staged`` the cache, unless another run was first.
+
+    Only folders and regular files are copied: the run could leave a FIFO there
+    (opening it would block) or a link (the cache never points out of itself)."""
     cache.parent.mkdir(parents=True, exist_ok=True)
     moved = cache.with_name(f"{cache.name}.{os.getpid()}.part")
     remove_tree(moved)
-    shutil.copytree(staged, moved, symlinks=True)
     try:
+        shutil.copytree(staged, moved, ignore=_not_plain)
         moved.rename(cache)
-    except OSError:  # another build filled it meanwhile
+    except (OSError, RecursionError, shutil.Error):  # another build was first, or a mess
         remove_tree(moved)
+
+
+def _not_plain(folder: str, names: list[str]) -> set[str]:
+    kinds = {name: os.lstat(os.path.join(folder, name)).st_mode for name in names}
+    return {name for name, mode in kinds.items() if not (S_ISREG(mode) or S_ISDIR(mode))}
 
 
 def _kill_group(pgid: int) -> None:

@@ -115,3 +115,25 @@ def test_a_same_size_change_in_the_checkout_files_second_is_not_taken_for_it(
             assert run_tests(sandbox, env, ws.path, select=[FACTORIAL]).failing() == {FACTORIAL}
         # restored: the checkout's time again, and with it the cached bytecode
         assert (ws.path / OPS).stat().st_mtime_ns == (tree / OPS).stat().st_mtime_ns
+
+
+def test_a_filling_run_leaves_no_fifo_or_link_in_the_cache(calc, sandbox):
+    """The run that fills the cache is the repository's code too: what it leaves in the
+    folder besides files and folders is not copied (a FIFO would block the copy, a
+    link would point out of the cache)."""
+    checkout, env = calc
+    plant = (
+        "import os, pathlib\n"
+        "def test_plant():\n"
+        "    prefix = pathlib.Path(os.environ['PYTHONPYCACHEPREFIX'])\n"
+        "    os.mkfifo(prefix / 'fifo.pyc')\n"
+        "    (prefix / 'link.pyc').symlink_to('/etc/passwd')\n"
+    )
+    nodeid = "tests/test_plant.py::test_plant"
+    with Workspace(checkout) as ws, ws.patched({"tests/test_plant.py": plant}):
+        report = run_tests(sandbox, env, ws.path, select=[nodeid], stores_bytecode=True)
+    assert report.results[nodeid].outcome == "passed", report.results[nodeid].message
+    root = sandbox.cache_dir / "bytecode" / env.key
+    assert any(root.rglob("*.pyc"))
+    assert not os.path.lexists(root / "fifo.pyc")
+    assert not os.path.lexists(root / "link.pyc")
