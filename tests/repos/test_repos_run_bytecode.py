@@ -43,6 +43,21 @@ def cached_files(sandbox: LocalSandbox, env) -> dict[str, int]:
     return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in root.rglob("*.pyc")}
 
 
+def run_probe(calc, sandbox: LocalSandbox, body: str, *, stores_bytecode: bool = False):
+    """Run one test patched into a copy of the tree: ``body`` with ``prefix`` (the bytecode
+    cache's folder, as the box sees it) in scope."""
+    checkout, env = calc
+    source = (
+        "import os, pathlib\n"
+        "def test_probe():\n"
+        "    prefix = pathlib.Path(os.environ['PYTHONPYCACHEPREFIX'])\n" + body
+    )
+    nodeid = "tests/test_probe.py::test_probe"
+    with Workspace(checkout) as ws, ws.patched({"tests/test_probe.py": source}):
+        report = run_tests(sandbox, env, ws.path, select=[nodeid], stores_bytecode=stores_bytecode)
+    return report.results[nodeid]
+
+
 def changed(ws: Workspace) -> dict[str, str]:
     return {OPS: ws.read(OPS).replace(*SAME_SIZE_CHANGE)}
 
@@ -75,21 +90,17 @@ def test_a_changed_file_runs_its_own_code_and_leaves_the_cache_alone(calc, sandb
 def test_a_box_cannot_write_the_cache(calc, sandbox):
     checkout, env = calc
     prime_bytecode(checkout, sandbox, env, 60)
-    probe = (
-        "import os, pathlib\n"
-        "def test_the_cache_is_read_only():\n"
-        "    prefix = pathlib.Path(os.environ['PYTHONPYCACHEPREFIX'])\n"
+    result = run_probe(
+        calc,
+        sandbox,
         "    assert any(prefix.rglob('*.pyc'))\n"
         "    try:\n"
         "        (prefix / 'planted.pyc').write_bytes(b'')\n"
         "    except OSError:\n"
         "        return\n"
-        "    raise AssertionError('wrote into the bytecode cache')\n"
+        "    raise AssertionError('wrote into the bytecode cache')\n",
     )
-    nodeid = "tests/test_probe.py::test_the_cache_is_read_only"
-    with Workspace(checkout) as ws, ws.patched({"tests/test_probe.py": probe}):
-        report = run_tests(sandbox, env, ws.path, select=[nodeid])
-    assert report.results[nodeid].outcome == "passed", report.results[nodeid].message
+    assert result.outcome == "passed", result.message
     assert "planted.pyc" not in cached_files(sandbox, env)
 
 
@@ -121,18 +132,14 @@ def test_a_filling_run_leaves_no_fifo_or_link_in_the_cache(calc, sandbox):
     """The run that fills the cache is the repository's code too: what it leaves in the
     folder besides files and folders is not copied (a FIFO would block the copy, a
     link would point out of the cache)."""
-    checkout, env = calc
-    plant = (
-        "import os, pathlib\n"
-        "def test_plant():\n"
-        "    prefix = pathlib.Path(os.environ['PYTHONPYCACHEPREFIX'])\n"
-        "    os.mkfifo(prefix / 'fifo.pyc')\n"
-        "    (prefix / 'link.pyc').symlink_to('/etc/passwd')\n"
+    env = calc[1]
+    result = run_probe(
+        calc,
+        sandbox,
+        "    os.mkfifo(prefix / 'fifo.pyc')\n    (prefix / 'link.pyc').symlink_to('/etc/passwd')\n",
+        stores_bytecode=True,
     )
-    nodeid = "tests/test_plant.py::test_plant"
-    with Workspace(checkout) as ws, ws.patched({"tests/test_plant.py": plant}):
-        report = run_tests(sandbox, env, ws.path, select=[nodeid], stores_bytecode=True)
-    assert report.results[nodeid].outcome == "passed", report.results[nodeid].message
+    assert result.outcome == "passed", result.message
     root = sandbox.cache_dir / "bytecode" / env.key
     assert any(root.rglob("*.pyc"))
     assert not os.path.lexists(root / "fifo.pyc")
