@@ -332,7 +332,7 @@ def _keep(staged: Path, cache: Path) -> None:
     try:
         shutil.copytree(staged, moved, ignore=_not_plain)
         moved.rename(cache)
-    except (OSError, RecursionError, shutil.Error):  # another build was first, or a mess
+    except (OSError, RecursionError, shutil.Error):  # another build was first, or it cannot copy
         remove_tree(moved)
 
 
