@@ -370,9 +370,10 @@ def compiled(source, path, relative):
 def changed_functions(old, new, relative):
     """``({(name, old first line): new code}, {keys whose own code changed})``.
 
-    Code run at import (the module's and class bodies) must be the same but
-    for line numbers. A function whose code or lines changed is swapped (a
-    function that only moved keeps tracebacks right). Two changed definitions
+    Code run at import (the module's and class bodies, comprehensions in
+    them) must be the same but for line numbers. A function whose code or
+    lines changed is swapped (a function that only moved keeps tracebacks
+    right), lambdas made at import included. Two changed definitions
     on one line (``lambda: run(lambda: f())``) map to None: a live function
     made from either cannot be told apart.
     """
@@ -387,7 +388,7 @@ def changed_functions(old, new, relative):
         for o, n in zip(olds, news):
             function = bool(o.co_flags & CO_OPTIMIZED and o.co_flags & CO_NEWLOCALS)
             if function and not same(o, n):
-                if o.co_name.startswith("<") and at_import:
+                if at_import and ran_when_made(o) and not same(o, n, lines=False):
                     raise NotSwappable("the change reaches code that runs at import", relative)
                 key = (o.co_name, o.co_firstlineno)
                 changes[key] = None if key in changes else n  # None: which one is ambiguous
@@ -423,17 +424,23 @@ def shape(code):
     )
 
 
-def lines(code):
+def line_table(code):
     if hasattr(code, "co_lines"):
         return (code.co_firstlineno, tuple(code.co_lines()))
     return (code.co_firstlineno, code.co_lnotab)
 
 
-def same(old, new):
-    """Identical behaviour and line numbers, nested code included."""
-    if shape(old) != shape(new) or lines(old) != lines(new):
+def same(old, new, *, lines=True):
+    """Identical behaviour (and line numbers, unless ``lines`` is false), nested code included."""
+    if shape(old) != shape(new) or (lines and line_table(old) != line_table(new)):
         return False
-    return all(same(o, n) for o, n in zip(children(old), children(new)))
+    return all(same(o, n, lines=lines) for o, n in zip(children(old), children(new)))
+
+
+def ran_when_made(code):
+    """A comprehension or generator expression runs where it is written; a lambda,
+    like a def, only makes a function (a default ``key=lambda item: item``)."""
+    return code.co_name.startswith("<") and code.co_name != "<lambda>"
 
 
 if __name__ == "__main__":

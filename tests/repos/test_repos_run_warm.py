@@ -40,6 +40,8 @@ GEOMETRY_TESTS = [
         "test_scale_rejects_negative",
         "test_clamp",
         "test_twice",
+        "test_ranked",
+        "test_sizes",
         "test_state_starts_empty",
     ]
 ]
@@ -114,6 +116,7 @@ BODY_CHANGES = {
     "staticmethod": ("        return 4\n", "        return 5\n", ["test_sides"]),
     "classmethod": ("        return cls()\n", "        return Base()\n", ["test_unit"]),
     "property": ("        return 1\n", "        return 2\n", ["test_area"]),
+    "lambda made at import": ("key=lambda item: -item", "key=lambda item: item", ["test_ranked"]),
 }
 
 
@@ -134,12 +137,16 @@ def test_a_change_that_moves_lines_keeps_traceback_lines_right(shapes, ws, serve
     corrupted = original(ws).replace(
         "    return a + b\n", "    total = a + b\n    total += 1\n    return total\n"
     )
-    warm = warm_run(server, ws, corrupted, [G + "test_clamp", G + "test_add"])
-    fresh = fresh_run(shapes, ws, corrupted, [G + "test_clamp", G + "test_add"])
-    assert not isinstance(warm, str)
-    assert (
-        outcomes(warm) == outcomes(fresh) == {G + "test_add": "failed", G + "test_clamp": "passed"}
-    )
+    tests = [G + "test_clamp", G + "test_add", G + "test_ranked"]  # ranked's lambda moves too
+    warm = warm_run(server, ws, corrupted, tests)
+    fresh = fresh_run(shapes, ws, corrupted, tests)
+    assert not isinstance(warm, str), warm
+    assert outcomes(warm) == outcomes(fresh)
+    assert outcomes(warm) == {
+        G + "test_add": "failed",
+        G + "test_clamp": "passed",
+        G + "test_ranked": "passed",
+    }
     frames = [(f.file, f.line) for f in warm.results[G + "test_add"].frames]
     assert frames == [(f.file, f.line) for f in fresh.results[G + "test_add"].frames]
 
@@ -148,10 +155,11 @@ def test_a_change_that_moves_lines_keeps_traceback_lines_right(shapes, ws, serve
     "old, new, reason",
     [
         ("LIMIT = 10\n", "LIMIT = 11\n", "the change reaches code that runs at import"),
+        ("[n * 2 for", "[n * 3 for", "the change reaches code that runs at import"),
         ("def scale(x, factor=2):", "def scale(x, factor=3):", "code that runs at import"),
         ("    return x * factor\n", "    return x + factor\n", "ran while the suite was collected"),
     ],
-    ids=["module constant", "default argument", "function run at collection"],
+    ids=["module constant", "comprehension", "default argument", "function run at collection"],
 )
 def test_what_a_fork_cannot_see_is_declined(shapes, ws, server, old, new, reason):
     corrupted = original(ws).replace(old, new)
@@ -275,7 +283,7 @@ def test_a_suite_that_passes_in_the_fork_is_screened_warm(shapes, ws):
         report = screener({LIB: corrupted}, GEOMETRY_TESTS, None)
         assert outcomes(report) == outcomes(fresh_run(shapes, ws, corrupted, GEOMETRY_TESTS))
         assert screener.policy.as_dict() == {
-            "warm": True, "reason": "", "checked": 18, "warm_runs": 1, "fallbacks": 0,
+            "warm": True, "reason": "", "checked": 20, "warm_runs": 1, "fallbacks": 0,
             "fallback_reasons": {},
         }  # fmt: skip
     finally:
