@@ -17,7 +17,11 @@ corruptor's search on them three times, once per screening mode:
 It prints candidates screened per CPU-second of each mode (corrupt's own
 process and everything it ran, servers included), the ratios, whether warm and
 fresh chose the same corruption with the same failing tests for every
-target, and how many warm candidates fell back to a fresh process. Unless
+target, and how many warm candidates fell back to a fresh process. What a
+repository costs once per commit is not counted in any mode: the baseline,
+the bytecode cache, and the warm server's check of the unchanged code, which
+``corrupt build`` keeps like the baseline (the line says whether this run's
+check was kept from an earlier one or run, and then counted). Unless
 ``--no-builds``, it then runs ``corrupt build --mode discovery --n N`` with
 ``--screening warm`` and ``--screening fresh`` and says whether the two wrote
 the same task ids. Targets: warm ≥ 10× suite and ≥ 3× fresh.
@@ -54,6 +58,7 @@ from corrupt.tasks.build import Build, BuildOptions  # noqa: E402
 from corrupt.tasks.modes import ScreeningMode  # noqa: E402
 from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy  # noqa: E402
 from corrupt.tasks.store import Store  # noqa: E402
+from corrupt.tasks.warm_checks import kept_checks  # noqa: E402
 
 DEFAULT_REPOS = "toolz,marshmallow,sqlparse,markdown,structlog,humanize"
 CORPUS = Path(__file__).with_name("corpus.txt")
@@ -134,6 +139,7 @@ def screen_mode(
             screening=mode,
             baseline=ready.baseline,
             policy=policy,
+            verdicts=kept_checks(),
         )
         try:
             for target in targets:
@@ -210,7 +216,8 @@ def main() -> None:
             f"  warm/fresh {warm['rate'] / max(fresh['rate'], 1e-9):.1f}x  "
             f"warm/suite {warm['rate'] / max(suite['rate'], 1e-9):.1f}x  "
             f"same picks warm/fresh: {'yes' if warm['picks'] == fresh['picks'] else 'NO'}  "
-            f"warm held: {'yes' if policy.enabled else 'no, ' + policy.reason}  "
+            f"warm held: {'yes' if policy.enabled else 'no, ' + policy.reason} "
+            f"(check {'kept from an earlier build' if policy.check_reused else 'run'})  "
             f"fell back: {policy.fallbacks} {dict(policy.fallback_reasons) or ''}"
         )
         if not args.no_builds:

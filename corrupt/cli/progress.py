@@ -141,7 +141,8 @@ def screening_line(record: dict[str, object]) -> str:
         return f"screening: {mode} (a new interpreter per candidate)"
     runs, fallbacks = record.get("warm_runs", 0), record.get("fallbacks", 0)
     checked = record.get("checked")
-    how = f"warm (checked on {checked} unchanged tests)" if checked else "warm"
+    when = ", by an earlier build" if record.get("check_reused") else ""
+    how = f"warm (checked on {checked} unchanged tests{when})" if checked else "warm"
     line = f"screening: {how}, {runs} candidates in the warm server, {fallbacks} run fresh"
     reasons = record.get("fallback_reasons")
     if isinstance(reasons, dict) and reasons:

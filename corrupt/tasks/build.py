@@ -58,6 +58,7 @@ from corrupt.tasks.screen_ray import RemoteScreener, WorkerSpec, start_remote_sc
 from corrupt.tasks.serialize import corruption_from_dict, corruption_to_dict
 from corrupt.tasks.store import STORE_NAME, CandidateRow, CandidateStatus, Store
 from corrupt.tasks.verify import make_repair, static_problems, verify_dynamic
+from corrupt.tasks.warm_checks import kept_checks
 
 Worker = TreeScreener | RemoteScreener  # a build's screener, here or in a Ray actor
 ALL_MODES = "all"
@@ -499,6 +500,7 @@ class _Run:
             screener = TreeScreener(
                 self.sandbox, ready.env, workspace, self.budget,
                 screening=screening, baseline=ready.baseline, policy=self.policy,
+                verdicts=kept_checks(),
             )  # fmt: skip
             stack.callback(screener.close)  # before its working copy goes
             local.append(screener)

@@ -14,6 +14,7 @@ import itertools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from corrupt.corruptors.reach import ran_outside_tests
 from corrupt.repos.models import Baseline, Environment, TestReport
@@ -22,6 +23,7 @@ from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.warm import WarmServer, WarmUnavailable
 from corrupt.repos.workspace import Workspace
 from corrupt.tasks.modes import ScreeningMode
+from corrupt.tasks.warm_checks import held_before, remember_held, verdict_path
 
 
 @dataclass
@@ -56,7 +58,8 @@ class WarmPolicy:
     passing tests (:func:`check_selection`); one that does not pass there (a
     test that relies on its process, on threads or state from import time)
     turns warm screening off for the repository, as does a server that cannot
-    start or stops answering. ``reason`` records why. Candidates whose change
+    start or stops answering. A check that held is remembered for the
+    environment (:mod:`corrupt.tasks.warm_checks`), so later builds skip it. ``reason`` records why. Candidates whose change
     a fork cannot show as a fresh process would are declined one by one by the
     server and run fresh (``fallbacks``).
     """
@@ -64,6 +67,7 @@ class WarmPolicy:
     enabled: bool = True
     reason: str = ""
     checked: int | None = None  # tests the unchanged code passed in the warm server
+    check_reused: bool = False  # that check held in an earlier build and was not run again
     warm_runs: int = 0
     fallbacks: int = 0  # candidates a warm server could not swap in, run fresh instead
     fallback_reasons: dict[str, int] = field(default_factory=dict)
@@ -75,14 +79,14 @@ class WarmPolicy:
             if self.enabled:
                 self.enabled, self.reason = False, reason
 
-    def check_once(self, check: Callable[[], tuple[int, str | None]]) -> None:
-        """Run ``check`` (tests checked, why warm fails) for the first worker; the
-        others wait for its verdict."""
+    def check_once(self, check: Callable[[], tuple[int, str | None, bool]]) -> None:
+        """Run ``check`` (tests checked, why warm fails, whether an earlier build's
+        verdict was reused) for the first worker; the others wait for its verdict."""
         with self._checking:
             if self.checked is not None or not self.enabled:
                 return
-            checked, failure = check()
-            self.checked = checked
+            checked, failure, reused = check()
+            self.checked, self.check_reused = checked, reused
             if failure:
                 self.disable(failure)
 
@@ -97,8 +101,8 @@ class WarmPolicy:
     def snapshot(self) -> WarmRecord:
         with self._lock:
             return WarmRecord(
-                self.enabled, self.reason, self.checked, self.warm_runs, self.fallbacks,
-                dict(self.fallback_reasons),
+                self.enabled, self.reason, self.checked, self.check_reused, self.warm_runs,
+                self.fallbacks, dict(self.fallback_reasons),
             )  # fmt: skip
 
     def as_dict(self) -> dict[str, object]:
@@ -112,6 +116,7 @@ class WarmRecord:
     warm: bool
     reason: str
     checked: int | None
+    check_reused: bool
     warm_runs: int
     fallbacks: int
     fallback_reasons: dict[str, int]
@@ -127,6 +132,7 @@ class WarmRecord:
             warm=all(r.warm for r in records),
             reason=next((r.reason for r in records if r.reason), ""),
             checked=max((r.checked for r in records if r.checked is not None), default=None),
+            check_reused=all(r.check_reused for r in records),
             warm_runs=sum(r.warm_runs for r in records),
             fallbacks=sum(r.fallbacks for r in records),
             fallback_reasons=reasons,
@@ -180,7 +186,9 @@ class TreeScreener:
         screening: ScreeningMode = ScreeningMode.FRESH,
         baseline: Baseline | None = None,
         policy: WarmPolicy | None = None,
+        verdicts: Path | None = None,
     ) -> None:
+        """``verdicts``: the folder where warm checks that held are kept (None: keep none)."""
         self.sandbox = sandbox
         self.env = env
         self.workspace = workspace
@@ -189,6 +197,7 @@ class TreeScreener:
         self.baseline = baseline
         self.durations = baseline.durations if baseline else {}
         self.policy = policy or WarmPolicy()
+        self.verdicts = verdicts
         self.runs = 0
         self._server: WarmServer | None = None
 
@@ -320,11 +329,22 @@ class TreeScreener:
             return None
         return self._server
 
-    def _check(self, baseline: Baseline) -> tuple[int, str | None]:
+    def _check(self, baseline: Baseline) -> tuple[int, str | None, bool]:
         """Run the baseline's passing tests on the unchanged code in the server: how many,
-        and the first that did not pass there (warm screening cannot be trusted then)."""
+        the first that did not pass there (warm screening cannot be trusted then), and
+        whether an earlier build's check of the same tests held and was reused instead."""
         assert self._server is not None
         tests = check_selection(baseline)
+        kept = self.verdicts and verdict_path(self.verdicts, self.env, self.sandbox.name, tests)
+        if kept and held_before(kept):
+            return len(tests), None, True
+        checked, failure = self._run_check(tests)
+        if kept and failure is None:
+            remember_held(kept, checked)
+        return checked, failure, False
+
+    def _run_check(self, tests: list[str]) -> tuple[int, str | None]:
+        assert self._server is not None
         try:
             report = self._server.run(
                 {}, {}, tests, max_failures=1, timeout=self.budget.timeout,

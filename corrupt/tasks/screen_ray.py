@@ -23,6 +23,7 @@ from typing import Any
 from corrupt.repos.models import Baseline, Checkout, Environment, TestReport
 from corrupt.tasks.modes import ScreeningMode
 from corrupt.tasks.screen import RunBudget, TreeScreener, WarmRecord
+from corrupt.tasks.warm_checks import kept_checks
 
 CANCEL_SECONDS = 10.0  # how long Ctrl-C waits for an actor to end its run
 
@@ -52,7 +53,7 @@ class ScreenerActor:
         workspace = self._stack.enter_context(Workspace(spec.checkout))
         self.screener = TreeScreener(
             self.box, spec.env, workspace, spec.budget,
-            screening=spec.screening, baseline=spec.baseline,
+            screening=spec.screening, baseline=spec.baseline, verdicts=kept_checks(),
         )  # fmt: skip
         self._stack.callback(self.screener.close)  # before its working copy goes
 

@@ -250,44 +250,60 @@ def baseline_of(tests: list[str]) -> Baseline:
     )  # fmt: skip
 
 
-def warm_screener(shapes, ws, baseline: Baseline) -> TreeScreener:
+def warm_screener(shapes, ws, baseline: Baseline, verdicts=None) -> TreeScreener:
     _, sandbox, env = shapes
     return TreeScreener(
-        sandbox, env, ws, RunBudget(60, 5), screening=ScreeningMode.WARM, baseline=baseline
-    )
+        sandbox, env, ws, RunBudget(60, 5), screening=ScreeningMode.WARM, baseline=baseline,
+        verdicts=verdicts,
+    )  # fmt: skip
 
 
-def test_a_test_that_fails_in_the_fork_turns_warm_screening_off(shapes, ws):
-    everything = fresh_run(shapes, ws, original(ws), None)
-    assert everything.passing() >= {ID + "test_same_process_as_import", *GEOMETRY_TESTS}
-    screener = warm_screener(shapes, ws, baseline_of(sorted(everything.passing())))
+def screen_add_bug(shapes, ws, baseline: Baseline, verdicts=None) -> tuple[TreeScreener, int]:
+    """A screener's policy after one candidate, and how many requests its server got."""
+    screener = warm_screener(shapes, ws, baseline, verdicts)
     try:
         corrupted = original(ws).replace("    return a + b\n", "    return a - b\n")
         report = screener({LIB: corrupted}, GEOMETRY_TESTS, None)
         assert outcomes(report) == outcomes(fresh_run(shapes, ws, corrupted, GEOMETRY_TESTS))
+        return screener, screener._server._requests if screener._server else 0
+    finally:
+        screener.close()
+
+
+def test_a_test_that_fails_in_the_fork_turns_warm_screening_off(shapes, ws, tmp_path):
+    everything = fresh_run(shapes, ws, original(ws), None)
+    assert everything.passing() >= {ID + "test_same_process_as_import", *GEOMETRY_TESTS}
+    for _ in range(2):  # a check that failed is not kept: the next build checks again
+        screener, _ = screen_add_bug(
+            shapes, ws, baseline_of(sorted(everything.passing())), verdicts=tmp_path
+        )
         policy = screener.policy
-        assert not policy.enabled and policy.warm_runs == 0
+        assert not policy.enabled and policy.warm_runs == 0 and not policy.check_reused
         # a forked child has another pid than the process that imported the module
         assert policy.reason == (
             f"{ID}test_same_process_as_import failed in the warm server on the unchanged code"
         )
         assert screener.runs == 1  # the fresh run
-    finally:
-        screener.close()
+    assert not list(tmp_path.iterdir())
 
 
 def test_a_suite_that_passes_in_the_fork_is_screened_warm(shapes, ws):
-    screener = warm_screener(shapes, ws, baseline_of(GEOMETRY_TESTS + IDENTITY_TESTS))
-    try:
-        corrupted = original(ws).replace("    return a + b\n", "    return a - b\n")
-        report = screener({LIB: corrupted}, GEOMETRY_TESTS, None)
-        assert outcomes(report) == outcomes(fresh_run(shapes, ws, corrupted, GEOMETRY_TESTS))
-        assert screener.policy.as_dict() == {
-            "warm": True, "reason": "", "checked": 20, "warm_runs": 1, "fallbacks": 0,
-            "fallback_reasons": {},
-        }  # fmt: skip
-    finally:
-        screener.close()
+    screener, _ = screen_add_bug(shapes, ws, baseline_of(GEOMETRY_TESTS + IDENTITY_TESTS))
+    assert screener.policy.as_dict() == {
+        "warm": True, "reason": "", "checked": 20, "check_reused": False, "warm_runs": 1,
+        "fallbacks": 0, "fallback_reasons": {},
+    }  # fmt: skip
+
+
+def test_a_check_that_held_is_not_run_again_for_the_same_tests(shapes, ws, tmp_path):
+    baseline = baseline_of(GEOMETRY_TESTS + IDENTITY_TESTS)
+    first, first_requests = screen_add_bug(shapes, ws, baseline, verdicts=tmp_path)
+    again, again_requests = screen_add_bug(shapes, ws, baseline, verdicts=tmp_path)
+    assert (first_requests, again_requests) == (2, 1)  # the check, then the candidate
+    assert not first.policy.check_reused and again.policy.check_reused
+    assert again.policy.enabled and again.policy.checked == 20 and again.policy.warm_runs == 1
+    other, other_requests = screen_add_bug(shapes, ws, baseline_of(GEOMETRY_TESTS), tmp_path)
+    assert other_requests == 2 and not other.policy.check_reused  # other tests: checked anew
 
 
 def test_a_function_run_at_collection_is_swapped_if_the_change_did_not_run_then(

@@ -1,0 +1,55 @@
+"""Warm checks that held, remembered per environment: a repository is checked once per commit.
+
+Before warm screening is trusted, the warm server runs the unchanged code's
+passing tests (:meth:`corrupt.tasks.screen.TreeScreener`'s check), which costs
+about one run of the suite. Whether they pass in a fork is a fact about the
+repository at a commit in an environment, like its baseline, so a check that
+held is kept and later builds skip it. A check that failed is not kept: warm
+screening is off for that build, and the next build tries again.
+
+The key names the environment (repository, commit, packages), the sandbox, the
+tests checked and the server's and plugin's own code, so a change to any of
+them checks again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from corrupt.cache import cache_root
+from corrupt.repos.models import Environment
+from corrupt.repos.runner import PLUGIN_SOURCE
+from corrupt.repos.warm import SERVER_SOURCE
+
+
+def kept_checks() -> Path:
+    """Where builds keep the checks that held, beside the baselines."""
+    return cache_root() / "warm-checks"
+
+
+def verdict_path(root: Path, env: Environment, sandbox: str, tests: Sequence[str]) -> Path:
+    digest = hashlib.sha256()
+    for part in (env.key, sandbox, *tests):
+        digest.update(part.encode("utf-8") + b"\0")
+    for source in (SERVER_SOURCE, PLUGIN_SOURCE):
+        digest.update(source.read_bytes())
+    return root / f"{digest.hexdigest()[:24]}.json"
+
+
+def held_before(path: Path) -> bool:
+    try:
+        return bool(json.loads(path.read_text(encoding="utf-8")).get("held"))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def remember_held(path: Path, checked: int) -> None:
+    """Written to a temporary name and renamed: a killed build leaves no half verdict."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_suffix(f".{os.getpid()}.part")
+    part.write_text(json.dumps({"held": True, "checked": checked}), encoding="utf-8")
+    part.replace(path)
