@@ -125,14 +125,15 @@ class WarmRecord:
     def merged(cls, records: Sequence[WarmRecord]) -> WarmRecord:
         """One record for a build whose workers each kept a policy (Ray actors)."""
         reasons: dict[str, int] = {}
+        checks = [r for r in records if r.checked is not None]  # workers that started a server
         for record in records:
             for why, n in record.fallback_reasons.items():
                 reasons[why] = reasons.get(why, 0) + n
         return cls(
             warm=all(r.warm for r in records),
             reason=next((r.reason for r in records if r.reason), ""),
-            checked=max((r.checked for r in records if r.checked is not None), default=None),
-            check_reused=all(r.check_reused for r in records),
+            checked=max((r.checked for r in checks if r.checked is not None), default=None),
+            check_reused=bool(checks) and all(r.check_reused for r in checks),
             warm_runs=sum(r.warm_runs for r in records),
             fallbacks=sum(r.fallbacks for r in records),
             fallback_reasons=reasons,

@@ -59,6 +59,9 @@ def test_ray_actors_screen_the_candidates_with_the_local_task_ids(tmp_path):
     assert remote_record["warm_runs"] == local_record["warm_runs"] > 0
     line = re.search(r"screening: warm .*?(\d+) candidates in the warm server", remote.stdout)
     assert line and int(line.group(1)) == remote_record["warm_runs"]
+    # the local build's check held and was kept for the commit: the actors did not run it again
+    assert not local_record["check_reused"] and remote_record["check_reused"]
+    assert "(checked on 5 unchanged tests, by an earlier build)" in remote.stdout
 
 
 def test_ray_address_without_the_ray_executor_is_refused(tmp_path):
