@@ -58,10 +58,11 @@ class WarmPolicy:
     passing tests (:func:`check_selection`); one that does not pass there (a
     test that relies on its process, on threads or state from import time)
     turns warm screening off for the repository, as does a server that cannot
-    start or stops answering. A check that held is remembered for the
-    environment (:mod:`corrupt.tasks.warm_checks`), so later builds skip it. ``reason`` records why. Candidates whose change
-    a fork cannot show as a fresh process would are declined one by one by the
-    server and run fresh (``fallbacks``).
+    start or stops answering; ``reason`` records why. A check that held is
+    remembered for the environment (:mod:`corrupt.tasks.warm_checks`), so
+    later builds skip it. Candidates whose change a fork cannot show as a
+    fresh process would are declined one by one by the server and run fresh
+    (``fallbacks``).
     """
 
     enabled: bool = True
