@@ -25,11 +25,14 @@ measures its own tests and the controller merges.
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import glob
 import json
 import os
 import signal
+import sys
+import threading
+import time
 import traceback
 
 import pytest
@@ -49,6 +52,10 @@ def pytest_addoption(parser):
     group.addoption("--corrupt-report", default=None, help="JSON-lines report path")
     group.addoption("--corrupt-select", default=None, help="file listing the nodeids to run")
     group.addoption("--corrupt-test-timeout", type=float, default=None, help="seconds per test")
+    group.addoption(
+        "--corrupt-call-timeout", type=float, default=None,
+        help="seconds per test call, the modules it imports not counted",
+    )  # fmt: skip
     group.addoption("--corrupt-coverage", default=None, help="write per-test line coverage here")
 
 
@@ -63,6 +70,8 @@ class _Reporter:
     def __init__(self, config):
         self.path = config.getoption("corrupt_report")
         self.timeout = config.getoption("corrupt_test_timeout")
+        self.call_timeout = config.getoption("corrupt_call_timeout")
+        self.clock = None
         select = config.getoption("corrupt_select")
         self.select = None
         if select:
@@ -115,20 +124,27 @@ class _Reporter:
         self.write({"kind": "start", "nodeid": item.nodeid})
         if self.coverage is not None:
             self.coverage.switch_context(item.nodeid)
-        armed = self.timeout and hasattr(signal, "SIGALRM")
-        if armed:
-            previous = signal.signal(
-                signal.SIGALRM, functools.partial(_raise_timeout, self.timeout)
-            )
-            signal.setitimer(signal.ITIMER_REAL, self.timeout)
+        if (self.timeout or self.call_timeout) and hasattr(signal, "SIGALRM"):
+            self.clock = Clock(self.timeout, self.call_timeout)
+        try:
+            with self.clock or contextlib.nullcontext():
+                yield
+        finally:
+            self.clock = None
+            if self.coverage is not None:
+                self.coverage.switch_context("")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        clock = self.clock
+        if clock is None:
+            yield
+            return
+        clock.enter_call()
         try:
             yield
         finally:
-            if armed:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, previous)
-            if self.coverage is not None:
-                self.coverage.switch_context("")
+            clock.leave_call()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -206,8 +222,108 @@ def in_select_order(items, select):
     return sorted(items, key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
 
 
-def _raise_timeout(seconds, signum, frame):
-    raise Timeout(f"test exceeded the per-test timeout of {seconds:g} s")
+class Clock:
+    """A running test's two timeouts, served by one ``ITIMER_REAL``.
+
+    ``whole`` bounds the test: setup, call and teardown, whatever they do.
+    ``call`` bounds its call phase without the modules imported meanwhile: a
+    screening run of a few tests pays imports (numpy, a lazily loaded plugin)
+    that the baseline's run paid once, in some other test, so only the test's
+    own work can be held to a short limit, and a hung candidate, the costliest
+    to screen, is stopped soon. Fixtures stay under ``whole``: a session
+    fixture is set up by whichever selected test needs it first.
+    """
+
+    def __init__(self, whole, call):
+        self.whole, self.call = whole, call
+        self.imports = ImportClock.installed() if call else None
+        self.began = self.call_began = None
+        self.imported_before = 0.0
+        self.previous = None
+
+    def __enter__(self):
+        self.began = time.monotonic()
+        self.previous = signal.signal(signal.SIGALRM, self._alarm)
+        self._arm()
+        return self
+
+    def __exit__(self, *exc):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self.previous)
+
+    def enter_call(self):
+        if self.imports is not None:
+            self.call_began, self.imported_before = time.monotonic(), self.imports.spent()
+            self._arm()
+
+    def leave_call(self):
+        if self.call_began is not None:
+            self.call_began = None
+            self._arm()
+
+    def _left(self):
+        """Seconds until the nearest limit, and what to say when it is reached."""
+        now = time.monotonic()
+        limits = []
+        if self.whole:
+            why = f"test exceeded the per-test timeout of {self.whole:g} s"
+            limits.append((self.began + self.whole - now, why))
+        if self.call_began is not None:
+            own = now - self.call_began - (self.imports.spent() - self.imported_before)
+            why = f"test exceeded the call timeout of {self.call:g} s (imports not counted)"
+            limits.append((self.call - own, why))
+        return min(limits)
+
+    def _arm(self):
+        left = self._left()[0]
+        signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+
+    def _alarm(self, signum, frame):
+        left, why = self._left()
+        if left <= 0:
+            raise Timeout(why)
+        signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+
+
+class ImportClock:
+    """Time the main thread has spent loading modules, the load under way included.
+
+    Every import that loads a module (``import x``, ``importlib.import_module``)
+    goes through ``importlib._bootstrap._find_and_load``, which the interpreter
+    looks up on that module at each load; a wrapper there sees them all.
+    """
+
+    _installed = None
+
+    @classmethod
+    def installed(cls):
+        if cls._installed is None:
+            cls._installed = cls()
+        return cls._installed
+
+    def __init__(self):
+        self.total, self.depth, self.since = 0.0, 0, 0.0
+        self.main = threading.get_ident()
+        bootstrap = sys.modules["importlib._bootstrap"]
+        load = bootstrap._find_and_load
+
+        def timed_load(*args, **kwargs):
+            if threading.get_ident() != self.main:
+                return load(*args, **kwargs)
+            self.depth += 1
+            if self.depth == 1:
+                self.since = time.monotonic()
+            try:
+                return load(*args, **kwargs)
+            finally:
+                self.depth -= 1
+                if self.depth == 0:
+                    self.total += time.monotonic() - self.since
+
+        bootstrap._find_and_load = timed_load
+
+    def spent(self):
+        return self.total + (time.monotonic() - self.since if self.depth else 0.0)
 
 
 def _describe(excinfo):

@@ -118,6 +118,7 @@ def run_tests(
     max_failures: int | None = None,
     timeout: float = 60.0,
     per_test_timeout: float | None = None,
+    call_timeout: float | None = None,
     coverage: bool = False,
     limits: Limits | None = None,
     stores_bytecode: bool = False,
@@ -126,7 +127,8 @@ def run_tests(
 
     ``max_failures`` stops the run after that many failing tests (a failure
     budget for screening); ``timeout`` bounds the whole run and
-    ``per_test_timeout`` each test; ``limits`` sets the rest of the run's
+    ``per_test_timeout`` each test (``call_timeout`` its call phase, the
+    modules it imports not counted); ``limits`` sets the rest of the run's
     :class:`Limits`. With ``coverage`` the report's ``line_coverage``
     attribute maps file -> line -> nodeids. ``stores_bytecode`` fills the
     sandbox's bytecode cache (a run of the unchanged tree, see :meth:`Sandbox.stores_bytecode`).
@@ -146,6 +148,8 @@ def run_tests(
         argv.append(f"--maxfail={max_failures}")
     if per_test_timeout:
         argv.append(f"--corrupt-test-timeout={per_test_timeout}")
+    if call_timeout:
+        argv.append(f"--corrupt-call-timeout={call_timeout}")
     if coverage:
         argv.append(f"--corrupt-coverage={IO_DIR}/{COVERAGE}")
         collect.append(COVERAGE)

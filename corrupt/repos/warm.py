@@ -84,6 +84,7 @@ class WarmServer:
         max_failures: int | None,
         timeout: float,
         per_test_timeout: float | None,
+        call_timeout: float | None = None,
         quiet: Sequence[str] = (),
     ) -> TestReport | str:
         """The report of ``select`` with ``files`` swapped in, or why this candidate needs a
@@ -101,6 +102,7 @@ class WarmServer:
             "select": list(select) if select is not None else None,
             "maxfail": max_failures,
             "per_test_timeout": per_test_timeout,
+            "call_timeout": call_timeout,
             "deadline": timeout,
             "report": name,
         }

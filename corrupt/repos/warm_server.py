@@ -7,8 +7,8 @@ and collecting; this process does that once, then serves JSON-line requests
 on its stdin, one per candidate:
 
 ``{"id", "files": {path: source}, "originals": {path: source}, "quiet":
-[paths], "select": [nodeids], "maxfail", "per_test_timeout", "deadline",
-"report"}``; ``quiet`` names the files whose changed statements, by the
+[paths], "select": [nodeids], "maxfail", "per_test_timeout", "call_timeout",
+"deadline", "report"}``; ``quiet`` names the files whose changed statements, by the
 baseline's coverage, ran only inside tests (not while the suite was collected).
 
 For each it plans which live functions get which new code (:class:`Swaps`)
@@ -197,6 +197,7 @@ def child(session, reporter, request, plan):
         items = plugin.in_select_order([i for i in items if i.nodeid in chosen], wanted)
     reporter.path = os.path.join(IO, os.path.basename(request["report"]))
     reporter.timeout = request.get("per_test_timeout")
+    reporter.call_timeout = request.get("call_timeout")
     session.config.option.maxfail = request.get("maxfail") or 0
     session.testsfailed = 0
     session.shouldfail = session.shouldstop = False

@@ -47,7 +47,16 @@ class RunBudget:
 
 
 SCREENING_TIMEOUT_FLOOR = 2.0  # seconds: a screening run's per-test timeout is never shorter
+CALL_TIMEOUT_FLOOR = 0.5  # seconds: nor its call timeout (a test's own work, imports not counted)
 CHECK_SECONDS = 60.0  # baseline time the warm server's check of the unchanged code may cover
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """A screening run's limits per test: the whole test, and its call without imports."""
+
+    per_test: float
+    call: float | None = None
 
 
 @dataclass
@@ -210,16 +219,16 @@ class TreeScreener:
             return self.run(files)
         if tests is not None and not tests:  # no test runs the change: nothing can fail
             return TestReport(results={}, duration=0.0, exit_code=0)
-        per_test = self.budget.per_test_timeout
+        timeouts = Timeouts(self.budget.per_test_timeout)
         if tests is not None:
             tests = fastest_files_first(tests, self.durations)
-            per_test = self._per_test_timeout(tests)
+            timeouts = self._timeouts(tests)
         if self.screening == ScreeningMode.WARM and self.policy.enabled:
-            report = self._warm(files, tests, max_failures, per_test)
+            report = self._warm(files, tests, max_failures, timeouts)
             if report is not None:
                 return report
         with self.workspace.patched(files):
-            return self._fresh(tests, max_failures, per_test)
+            return self._fresh(tests, max_failures, timeouts)
 
     def run(
         self,
@@ -229,25 +238,29 @@ class TreeScreener:
     ) -> TestReport:
         """Run tests (all when ``tests`` is None) with ``files`` written into the working copy."""
         with self.workspace.patched(files):
-            return self._fresh(tests, None, self.budget.per_test_timeout)
+            return self._fresh(tests, None, Timeouts(self.budget.per_test_timeout))
 
     def close(self) -> None:
         if self._server is not None:
             self._server.close()
             self._server = None
 
-    def _per_test_timeout(self, tests: Sequence[str]) -> float:
-        """Ten times the slowest selected test's baseline time, at least
-        :data:`SCREENING_TIMEOUT_FLOOR`, at most the build's: a hanging candidate is
-        the costliest to screen, and most covering tests take milliseconds."""
+    def _timeouts(self, tests: Sequence[str]) -> Timeouts:
+        """Ten times the slowest selected test's baseline time, at most the build's
+        per-test timeout: a hanging candidate is the costliest to screen, and most
+        covering tests take milliseconds. The whole test gets at least
+        :data:`SCREENING_TIMEOUT_FLOOR` (a fixture or import it pays first in a
+        short run), its call without imports at least :data:`CALL_TIMEOUT_FLOOR`."""
         times = [self.durations.get(nodeid) for nodeid in tests]
         if not times or any(t is None for t in times):
-            return self.budget.per_test_timeout
-        slowest = max(t for t in times if t is not None)
-        return min(self.budget.per_test_timeout, max(SCREENING_TIMEOUT_FLOOR, 10 * slowest))
+            return Timeouts(self.budget.per_test_timeout)
+        ten = 10 * max(t for t in times if t is not None)
+        whole = min(self.budget.per_test_timeout, max(SCREENING_TIMEOUT_FLOOR, ten))
+        call = max(CALL_TIMEOUT_FLOOR, ten)
+        return Timeouts(whole, call if call < whole else None)
 
     def _fresh(
-        self, tests: Sequence[str] | None, max_failures: int | None, per_test_timeout: float
+        self, tests: Sequence[str] | None, max_failures: int | None, timeouts: Timeouts
     ) -> TestReport:
         self.runs += 1
         return run_tests(
@@ -257,7 +270,8 @@ class TreeScreener:
             select=list(tests) if tests is not None else None,
             max_failures=max_failures,
             timeout=self.budget.timeout,
-            per_test_timeout=per_test_timeout,
+            per_test_timeout=timeouts.per_test,
+            call_timeout=timeouts.call,
         )
 
     def _warm(
@@ -265,7 +279,7 @@ class TreeScreener:
         files: dict[str, str],
         tests: Sequence[str] | None,
         max_failures: int | None,
-        per_test_timeout: float,
+        timeouts: Timeouts,
     ) -> TestReport | None:
         """The warm run's report; None when this candidate (or the repository) needs fresh runs."""
         server = self._started()
@@ -281,7 +295,8 @@ class TreeScreener:
                     tests,
                     max_failures=max_failures,
                     timeout=self.budget.timeout,
-                    per_test_timeout=per_test_timeout,
+                    per_test_timeout=timeouts.per_test,
+                    call_timeout=timeouts.call,
                     quiet=self._quiet(files, known),
                 )
             except WarmUnavailable as exc:

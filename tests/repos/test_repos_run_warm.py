@@ -225,11 +225,69 @@ def test_screening_times_out_at_ten_times_the_slowest_selected_test(shapes, ws, 
         full = screener.run({LIB: corrupted}, tests=IDENTITY_TESTS)  # verification's budget
     finally:
         screener.close()
-    for report, seconds in [(quick, 2), (slower, 3), (full, 5)]:
+    call = "test exceeded the call timeout of 0.5 s (imports not counted)"
+    for report, message in [
+        (quick, call),
+        (slower, "test exceeded the per-test timeout of 3 s"),
+        (full, "test exceeded the per-test timeout of 5 s"),
+    ]:
         assert report.timed_out
-        hung = report.results[IDENTITY_TESTS[0]]
-        assert hung.message == f"test exceeded the per-test timeout of {seconds} s"
+        assert report.results[IDENTITY_TESTS[0]].message == message
     assert screener.policy.warm_runs == (2 if mode == ScreeningMode.WARM else 0)
+
+
+SLOW_MODULE = "src/shapes/slow.py"
+BUSY_SECOND = (
+    "    import time\n\n    began = time.monotonic()\n"
+    "    while time.monotonic() - began < 1:\n        pass\n    return n\n"
+)
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "fresh"])
+def test_the_call_timeout_counts_a_tests_own_work_not_its_imports(shapes, ws, server, warm):
+    """A second spent importing passes a 0.5-s call timeout; a second of work does not."""
+    importing = original(ws).replace(
+        "    return n\n", "    from shapes import slow\n\n    return n\n"
+    )
+    slow_import = {LIB: importing, SLOW_MODULE: "import time\n\ntime.sleep(1)\n"}
+    before = original(ws)
+    busy = {LIB: before.replace("    return n\n", BUSY_SECOND)}
+    _, sandbox, env = shapes
+    reports = []
+    for files in (slow_import, busy):
+        with ws.patched(files):
+            if warm:
+                reports.append(
+                    server.run(
+                        files,
+                        {LIB: before},
+                        IDENTITY_TESTS,
+                        max_failures=None,
+                        timeout=30,
+                        per_test_timeout=5,
+                        call_timeout=0.5,
+                    )  # fmt: skip
+                )
+            else:
+                reports.append(
+                    run_tests(
+                        sandbox,
+                        env,
+                        ws.path,
+                        select=IDENTITY_TESTS,
+                        per_test_timeout=5,
+                        call_timeout=0.5,
+                    )  # fmt: skip
+                )
+    imported, worked = reports
+    assert not imported.timed_out
+    assert set(outcomes(imported).values()) == {"passed"}
+    assert worked.timed_out
+    assert worked.results[IDENTITY_TESTS[0]].exc_type == "Timeout"
+    assert worked.results[IDENTITY_TESTS[0]].message == (
+        "test exceeded the call timeout of 0.5 s (imports not counted)"
+    )
+    assert list(worked.results) == IDENTITY_TESTS[:1]
 
 
 def test_the_deadline_kills_a_child_the_per_test_timeout_cannot_stop(server, ws):
