@@ -262,7 +262,7 @@ class Clock:
             self._arm()
 
     def _left(self):
-        """Seconds until the nearest limit, and what to say when it is reached."""
+        """Seconds until the nearest limit and what to say when it is reached; None: no limit."""
         now = time.monotonic()
         limits = []
         if self.whole:
@@ -272,17 +272,17 @@ class Clock:
             own = now - self.call_began - (self.imports.spent() - self.imported_before)
             why = f"test exceeded the call timeout of {self.call:g} s (imports not counted)"
             limits.append((self.call - own, why))
-        return min(limits)
+        return min(limits) if limits else None
 
     def _arm(self):
-        left = self._left()[0]
-        signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+        nearest = self._left()
+        signal.setitimer(signal.ITIMER_REAL, max(nearest[0], 0.001) if nearest else 0)
 
     def _alarm(self, signum, frame):
-        left, why = self._left()
-        if left <= 0:
-            raise Timeout(why)
-        signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+        nearest = self._left()
+        if nearest is not None and nearest[0] <= 0:
+            raise Timeout(nearest[1])
+        self._arm()
 
 
 class ImportClock:

@@ -245,40 +245,25 @@ BUSY_SECOND = (
 
 @pytest.mark.parametrize("warm", [True, False], ids=["warm", "fresh"])
 def test_the_call_timeout_counts_a_tests_own_work_not_its_imports(shapes, ws, server, warm):
-    """A second spent importing passes a 0.5-s call timeout; a second of work does not."""
-    importing = original(ws).replace(
-        "    return n\n", "    from shapes import slow\n\n    return n\n"
-    )
-    slow_import = {LIB: importing, SLOW_MODULE: "import time\n\ntime.sleep(1)\n"}
+    """A second spent importing passes a 0.5-s call timeout; a second of work does not.
+
+    The fresh runs set the call's limit alone, with no per-test timeout."""
     before = original(ws)
+    importing = before.replace("    return n\n", "    from shapes import slow\n\n    return n\n")
+    slow_import = {LIB: importing, SLOW_MODULE: "import time\n\ntime.sleep(1)\n"}
     busy = {LIB: before.replace("    return n\n", BUSY_SECOND)}
     _, sandbox, env = shapes
+    limits = {"call_timeout": 0.5, "max_failures": None}
     reports = []
     for files in (slow_import, busy):
         with ws.patched(files):
             if warm:
-                reports.append(
-                    server.run(
-                        files,
-                        {LIB: before},
-                        IDENTITY_TESTS,
-                        max_failures=None,
-                        timeout=30,
-                        per_test_timeout=5,
-                        call_timeout=0.5,
-                    )  # fmt: skip
+                run = server.run(
+                    files, {LIB: before}, IDENTITY_TESTS, timeout=30, per_test_timeout=5, **limits
                 )
             else:
-                reports.append(
-                    run_tests(
-                        sandbox,
-                        env,
-                        ws.path,
-                        select=IDENTITY_TESTS,
-                        per_test_timeout=5,
-                        call_timeout=0.5,
-                    )  # fmt: skip
-                )
+                run = run_tests(sandbox, env, ws.path, select=IDENTITY_TESTS, **limits)
+        reports.append(run)
     imported, worked = reports
     assert not imported.timed_out
     assert set(outcomes(imported).values()) == {"passed"}
