@@ -53,8 +53,8 @@ def pytest_addoption(parser):
     group.addoption("--corrupt-select", default=None, help="file listing the nodeids to run")
     group.addoption("--corrupt-test-timeout", type=float, default=None, help="seconds per test")
     group.addoption(
-        "--corrupt-call-timeout", type=float, default=None,
-        help="seconds per test call, the modules it imports not counted",
+        "--corrupt-call-timeouts", default=None,
+        help="JSON file {nodeid: seconds} limiting tests' calls, the modules they import not counted",
     )  # fmt: skip
     group.addoption("--corrupt-coverage", default=None, help="write per-test line coverage here")
 
@@ -70,7 +70,11 @@ class _Reporter:
     def __init__(self, config):
         self.path = config.getoption("corrupt_report")
         self.timeout = config.getoption("corrupt_test_timeout")
-        self.call_timeout = config.getoption("corrupt_call_timeout")
+        self.call_timeouts = {}
+        calls = config.getoption("corrupt_call_timeouts")
+        if calls:
+            with open(calls, encoding="utf-8") as fh:
+                self.call_timeouts = json.load(fh)
         self.clock = None
         select = config.getoption("corrupt_select")
         self.select = None
@@ -124,8 +128,9 @@ class _Reporter:
         self.write({"kind": "start", "nodeid": item.nodeid})
         if self.coverage is not None:
             self.coverage.switch_context(item.nodeid)
-        if (self.timeout or self.call_timeout) and hasattr(signal, "SIGALRM"):
-            self.clock = Clock(self.timeout, self.call_timeout)
+        call = self.call_timeouts.get(item.nodeid)
+        if (self.timeout or call) and hasattr(signal, "SIGALRM"):
+            self.clock = Clock(self.timeout, call)
         try:
             with self.clock or contextlib.nullcontext():
                 yield

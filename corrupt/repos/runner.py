@@ -18,7 +18,7 @@ import functools
 import json
 import secrets
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.testplan import plan_tests, reporting_free_addopts
 
 PLUGIN_SOURCE = Path(__file__).with_name("pytest_plugin.py")
-REPORT, COVERAGE, SELECT = "report.jsonl", "coverage.json", "select.txt"
+REPORT, COVERAGE, SELECT, CALLS = "report.jsonl", "coverage.json", "select.txt", "calls.json"
 TAIL_LINES = 40
 
 
@@ -118,7 +118,7 @@ def run_tests(
     max_failures: int | None = None,
     timeout: float = 60.0,
     per_test_timeout: float | None = None,
-    call_timeout: float | None = None,
+    call_timeouts: Mapping[str, float] | None = None,
     coverage: bool = False,
     limits: Limits | None = None,
     stores_bytecode: bool = False,
@@ -127,8 +127,8 @@ def run_tests(
 
     ``max_failures`` stops the run after that many failing tests (a failure
     budget for screening); ``timeout`` bounds the whole run and
-    ``per_test_timeout`` each test (``call_timeout`` its call phase, the
-    modules it imports not counted); ``limits`` sets the rest of the run's
+    ``per_test_timeout`` each test (``call_timeouts``, by nodeid, a test's call
+    phase, the modules it imports not counted); ``limits`` sets the rest of the run's
     :class:`Limits`. With ``coverage`` the report's ``line_coverage``
     attribute maps file -> line -> nodeids. ``stores_bytecode`` fills the
     sandbox's bytecode cache (a run of the unchanged tree, see :meth:`Sandbox.stores_bytecode`).
@@ -148,8 +148,9 @@ def run_tests(
         argv.append(f"--maxfail={max_failures}")
     if per_test_timeout:
         argv.append(f"--corrupt-test-timeout={per_test_timeout}")
-    if call_timeout:
-        argv.append(f"--corrupt-call-timeout={call_timeout}")
+    if call_timeouts:
+        files[CALLS] = json.dumps(call_timeouts).encode("utf-8")
+        argv.append(f"--corrupt-call-timeouts={IO_DIR}/{CALLS}")
     if coverage:
         argv.append(f"--corrupt-coverage={IO_DIR}/{COVERAGE}")
         collect.append(COVERAGE)

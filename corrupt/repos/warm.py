@@ -10,7 +10,7 @@ fresh run are interchangeable to the caller.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from corrupt.errors import SandboxError
@@ -84,7 +84,7 @@ class WarmServer:
         max_failures: int | None,
         timeout: float,
         per_test_timeout: float | None,
-        call_timeout: float | None = None,
+        call_timeouts: Mapping[str, float] | None = None,
         quiet: Sequence[str] = (),
     ) -> TestReport | str:
         """The report of ``select`` with ``files`` swapped in, or why this candidate needs a
@@ -102,7 +102,7 @@ class WarmServer:
             "select": list(select) if select is not None else None,
             "maxfail": max_failures,
             "per_test_timeout": per_test_timeout,
-            "call_timeout": call_timeout,
+            "call_timeouts": dict(call_timeouts or {}),
             "deadline": timeout,
             "report": name,
         }

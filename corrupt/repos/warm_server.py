@@ -7,7 +7,7 @@ and collecting; this process does that once, then serves JSON-line requests
 on its stdin, one per candidate:
 
 ``{"id", "files": {path: source}, "originals": {path: source}, "quiet":
-[paths], "select": [nodeids], "maxfail", "per_test_timeout", "call_timeout",
+[paths], "select": [nodeids], "maxfail", "per_test_timeout", "call_timeouts",
 "deadline", "report"}``; ``quiet`` names the files whose changed statements, by the
 baseline's coverage, ran only inside tests (not while the suite was collected).
 
@@ -197,7 +197,7 @@ def child(session, reporter, request, plan):
         items = plugin.in_select_order([i for i in items if i.nodeid in chosen], wanted)
     reporter.path = os.path.join(IO, os.path.basename(request["report"]))
     reporter.timeout = request.get("per_test_timeout")
-    reporter.call_timeout = request.get("call_timeout")
+    reporter.call_timeouts = request.get("call_timeouts") or {}
     session.config.option.maxfail = request.get("maxfail") or 0
     session.testsfailed = 0
     session.shouldfail = session.shouldstop = False

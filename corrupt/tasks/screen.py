@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,10 +53,11 @@ CHECK_SECONDS = 60.0  # baseline time the warm server's check of the unchanged c
 
 @dataclass(frozen=True)
 class Timeouts:
-    """A screening run's limits per test: the whole test, and its call without imports."""
+    """A screening run's limits per test: the whole test, and (by nodeid) its call
+    without the modules it imports; a test not in ``calls`` has the first alone."""
 
     per_test: float
-    call: float | None = None
+    calls: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -246,18 +247,21 @@ class TreeScreener:
             self._server = None
 
     def _timeouts(self, tests: Sequence[str]) -> Timeouts:
-        """Ten times the slowest selected test's baseline time, at most the build's
-        per-test timeout: a hanging candidate is the costliest to screen, and most
-        covering tests take milliseconds. The whole test gets at least
-        :data:`SCREENING_TIMEOUT_FLOOR` (a fixture or import it pays first in a
-        short run), its call without imports at least :data:`CALL_TIMEOUT_FLOOR`."""
-        times = [self.durations.get(nodeid) for nodeid in tests]
-        if not times or any(t is None for t in times):
+        """Ten times the baseline time, at most the build's per-test timeout: a
+        hanging candidate is the costliest to screen, and most covering tests take
+        milliseconds. The whole test gets ten times the slowest selected test's
+        time, at least :data:`SCREENING_TIMEOUT_FLOOR` (a fixture or import it pays
+        first in a short run); each test's call, imports not counted, ten times its
+        own, at least :data:`CALL_TIMEOUT_FLOOR` (one slow test among a thousand
+        quick ones no longer lets a quick one hang for seconds)."""
+        times = {nodeid: self.durations.get(nodeid) for nodeid in tests}
+        known = {nodeid: t for nodeid, t in times.items() if t is not None}
+        if not times or len(known) < len(times):
             return Timeouts(self.budget.per_test_timeout)
-        ten = 10 * max(t for t in times if t is not None)
+        ten = 10 * max(known.values())
         whole = min(self.budget.per_test_timeout, max(SCREENING_TIMEOUT_FLOOR, ten))
-        call = max(CALL_TIMEOUT_FLOOR, ten)
-        return Timeouts(whole, call if call < whole else None)
+        calls = {nodeid: max(CALL_TIMEOUT_FLOOR, 10 * t) for nodeid, t in known.items()}
+        return Timeouts(whole, {nodeid: c for nodeid, c in calls.items() if c < whole})
 
     def _fresh(
         self, tests: Sequence[str] | None, max_failures: int | None, timeouts: Timeouts
@@ -271,7 +275,7 @@ class TreeScreener:
             max_failures=max_failures,
             timeout=self.budget.timeout,
             per_test_timeout=timeouts.per_test,
-            call_timeout=timeouts.call,
+            call_timeouts=timeouts.calls,
         )
 
     def _warm(
@@ -296,7 +300,7 @@ class TreeScreener:
                     max_failures=max_failures,
                     timeout=self.budget.timeout,
                     per_test_timeout=timeouts.per_test,
-                    call_timeout=timeouts.call,
+                    call_timeouts=timeouts.calls,
                     quiet=self._quiet(files, known),
                 )
             except WarmUnavailable as exc:

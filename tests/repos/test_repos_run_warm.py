@@ -213,7 +213,9 @@ def test_a_run_stops_at_its_first_per_test_timeout(shapes, ws, server, warm):
 
 
 @pytest.mark.parametrize("mode", [ScreeningMode.WARM, ScreeningMode.FRESH])
-def test_screening_times_out_at_ten_times_the_slowest_selected_test(shapes, ws, mode):
+def test_screening_times_out_at_ten_times_a_tests_baseline_time(shapes, ws, mode):
+    """A hung test's call stops at ten times its own baseline time (0.5 s at least),
+    even beside a slow test; the whole test at ten times the slowest selected one."""
     _, sandbox, env = shapes
     baseline = baseline_of(GEOMETRY_TESTS + IDENTITY_TESTS)  # 0.01 s each
     baseline.durations[G + "test_add"] = 0.3
@@ -221,19 +223,22 @@ def test_screening_times_out_at_ten_times_the_slowest_selected_test(shapes, ws, 
     corrupted = original(ws).replace("    return n\n", HANG)
     try:
         quick = screener({LIB: corrupted}, IDENTITY_TESTS, None)
-        slower = screener({LIB: corrupted}, [G + "test_add", *IDENTITY_TESTS], None)
+        beside_slow = screener({LIB: corrupted}, [G + "test_add", *IDENTITY_TESTS], None)
+        baseline.durations[IDENTITY_TESTS[0]] = 0.3  # the hung test is the slow one itself
+        slow = screener({LIB: corrupted}, IDENTITY_TESTS, None)
         full = screener.run({LIB: corrupted}, tests=IDENTITY_TESTS)  # verification's budget
     finally:
         screener.close()
     call = "test exceeded the call timeout of 0.5 s (imports not counted)"
     for report, message in [
         (quick, call),
-        (slower, "test exceeded the per-test timeout of 3 s"),
+        (beside_slow, call),
+        (slow, "test exceeded the per-test timeout of 3 s"),
         (full, "test exceeded the per-test timeout of 5 s"),
     ]:
         assert report.timed_out
         assert report.results[IDENTITY_TESTS[0]].message == message
-    assert screener.policy.warm_runs == (2 if mode == ScreeningMode.WARM else 0)
+    assert screener.policy.warm_runs == (3 if mode == ScreeningMode.WARM else 0)
 
 
 SLOW_MODULE = "src/shapes/slow.py"
@@ -253,7 +258,7 @@ def test_the_call_timeout_counts_a_tests_own_work_not_its_imports(shapes, ws, se
     slow_import = {LIB: importing, SLOW_MODULE: "import time\n\ntime.sleep(1)\n"}
     busy = {LIB: before.replace("    return n\n", BUSY_SECOND)}
     _, sandbox, env = shapes
-    limits = {"call_timeout": 0.5, "max_failures": None}
+    limits = {"call_timeouts": dict.fromkeys(IDENTITY_TESTS, 0.5), "max_failures": None}
     reports = []
     for files in (slow_import, busy):
         with ws.patched(files):
