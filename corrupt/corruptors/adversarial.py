@@ -140,7 +140,7 @@ def adversarial_search(
             break
         entry: dict[str, Any] = {"operator": mutant.operator, "lines": mutant.lines}
         outcome.tried.append(entry)
-        problems = _problems(mutant, source, seen)
+        problems = _problems(mutant, source, seen, (qualname, def_line))
         if problems:
             entry.update(outcome="rejected", reason="; ".join(problems), failing=0)
             continue
@@ -237,12 +237,13 @@ def _round_robin(mutants: list[Mutant], seed: int) -> list[Mutant]:
     return ordered
 
 
-def _problems(mutant: Mutant, source: str, seen: set[str]) -> list[str]:
-    """The operators already checked compilation, scope, signature and no-ops; add the tells."""
+def _problems(mutant: Mutant, source: str, seen: set[str], where: tuple[str, int]) -> list[str]:
+    """The operators already checked compilation, scope, signature and no-ops (so only the
+    function at ``where`` changed); add the tells."""
     if mutant.corrupted in seen:
         return ["duplicate of an earlier mutant"]
     seen.add(mutant.corrupted)
-    return tells(source, mutant.corrupted)
+    return tells(source, mutant.corrupted, where)
 
 
 def _rank(survivors: list[_Survivor], distance_to: DistanceTo | None) -> None:

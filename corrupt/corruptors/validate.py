@@ -18,38 +18,39 @@ import io
 import textwrap
 import tokenize
 from collections import Counter
-from typing import Any
 
-from pyflakes.api import check as pyflakes_check
-from pyflakes.reporter import Reporter
-
+from corrupt.corruptors.flakes import findings
 from corrupt.corruptors.operators import mutant_problem
 from corrupt.source.functions import function_at, span_of
 
 
-def pyflakes_findings(source: str, filename: str = "<corrupt>") -> Counter[str]:
-    """pyflakes messages without positions, so two versions of a file can be compared."""
-    out = io.StringIO()
-    collected: Counter[str] = Counter()
-
-    class _Collect(Reporter):  # type: ignore[misc]  # pyflakes ships no type information
-        def flake(self, message: Any) -> None:  # pyflakes' own Message type
-            collected[f"{type(message).__name__}{message.message_args}"] += 1
-
-    pyflakes_check(source, filename, _Collect(out, out))
-    return collected
+@functools.lru_cache(maxsize=32)
+def _original_findings(original: str, where: tuple[str, int] | None) -> Counter[str] | None:
+    """An original file's findings, computed once: a search checks dozens of mutants
+    against the same file (callers only subtract from these)."""
+    return findings(original, where)
 
 
 @functools.lru_cache(maxsize=8)
-def _original_view(original: str) -> tuple[Counter[str], Counter[str]]:
-    """The comments and pyflakes findings of an original file, computed once: a search
-    checks dozens of mutants against the same file (callers only subtract from these)."""
-    return comments(original), pyflakes_findings(original)
+def _original_comments(original: str) -> Counter[str]:
+    return comments(original)
 
 
-def new_pyflakes_findings(original: str, corrupted: str) -> list[str]:
-    """Findings the corruption adds (an unused variable, an undefined name...)."""
-    added = pyflakes_findings(corrupted) - _original_view(original)[1]
+def new_pyflakes_findings(
+    original: str, corrupted: str, where: tuple[str, int] | None = None
+) -> list[str]:
+    """Findings the corruption adds (an unused variable, an undefined name...).
+
+    ``where`` (qualname, def line) names the one function the corruption
+    changed: a check that skips the other bodies then settles most
+    corruptions, and only a difference there is confirmed on the whole file
+    (:mod:`corrupt.corruptors.flakes`).
+    """
+    if where is not None:
+        before, after = _original_findings(original, where), findings(corrupted, where)
+        if before is not None and after is not None and not after - before:
+            return []
+    added = (findings(corrupted) or Counter()) - (_original_findings(original, None) or Counter())
     return sorted(added.elements())
 
 
@@ -83,15 +84,16 @@ def comment_added(original: str, corrupted: str) -> bool:
     changed = "".join(old[head : len(old) - tail]) + "".join(new[head : len(new) - tail])
     if LEXICAL.isdisjoint(changed):
         return False
-    return bool(comments(corrupted) - _original_view(original)[0])
+    return bool(comments(corrupted) - _original_comments(original))
 
 
-def tells(original: str, corrupted: str) -> list[str]:
-    """Give-aways a reader could spot without running anything: new comments, new pyflakes findings."""
+def tells(original: str, corrupted: str, where: tuple[str, int] | None = None) -> list[str]:
+    """Give-aways a reader could spot without running anything: new comments, new pyflakes
+    findings. ``where``: (qualname, def line) of the only function that changed."""
     problems = []
     if comment_added(original, corrupted):
         problems.append("comment added")
-    added = new_pyflakes_findings(original, corrupted)
+    added = new_pyflakes_findings(original, corrupted, where)
     if added:
         problems.append("adds pyflakes findings: " + ", ".join(added))
     return problems
@@ -115,7 +117,7 @@ def corruption_problems(
     problem = mutant_problem(
         original, corrupted, qualname, before, allow_defaults=allow_default_change
     )
-    return [problem] if problem else tells(original, corrupted)
+    return [problem] if problem else tells(original, corrupted, (qualname, def_line))
 
 
 def splice_function(original: str, qualname: str, def_line: int, new_function: str) -> str:

@@ -1,0 +1,96 @@
+"""The scoped pyflakes check: it skips other bodies, yet finds what the whole-file check finds."""
+
+from __future__ import annotations
+
+import pytest
+
+from corrupt.corruptors.flakes import findings
+from corrupt.corruptors.validate import new_pyflakes_findings
+
+ORIGINAL = """\
+import os
+import sys
+
+
+def shared():
+    return os.sep
+
+
+def target(path):
+    name = os.path.basename(path)
+    return sys.intern(name)
+
+
+def other():
+    import sys
+
+    return sys.platform
+
+
+class Box:
+    def method(self, items):
+        total = 0
+
+        def add(item):
+            return total + item
+
+        return [add(i) for i in items]
+"""
+
+TARGET = ("target", 9)
+METHOD = ("Box.method", 20)
+
+
+def test_the_scoped_check_skips_the_other_bodies():
+    source = ORIGINAL + "\n\ndef broken():\n    return undefined_name\n"
+    assert findings(source)["UndefinedName('undefined_name',)"] == 1
+    assert "UndefinedName('undefined_name',)" not in findings(source, TARGET)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("where", "before", "after", "expected"),
+    [
+        # the target stops using an import another body still uses: nothing new
+        (TARGET, "os.path.basename(path)", "path", []),
+        # it stops using sys, which a skipped body imports again
+        (
+            TARGET,
+            "sys.intern(name)",
+            "name",
+            ["RedefinedWhileUnused('sys', 2)", "UnusedImport('sys',)"],
+        ),
+        (
+            TARGET,
+            "return sys.intern(name)",
+            "return sys.intern(nmae)",
+            ["UndefinedName('nmae',)", "UnusedVariable('name',)"],
+        ),  # fmt: skip
+        (TARGET, "name = os", "unused = path\n    name = os", ["UnusedVariable('unused',)"]),
+        # a nested function's use of its enclosing function's local
+        (METHOD, "return total + item", "return item", ["UnusedVariable('total',)"]),
+        (METHOD, "return total + item", "return total - item", []),
+    ],
+)
+def test_scoped_and_whole_file_checks_find_the_same_new_findings(where, before, after, expected):
+    corrupted = ORIGINAL.replace(before, after, 1)
+    assert corrupted != ORIGINAL
+    whole = new_pyflakes_findings(ORIGINAL, corrupted)
+    assert whole == expected
+    assert new_pyflakes_findings(ORIGINAL, corrupted, where) == whole
+
+
+def test_a_skipped_body_that_reimports_a_name_is_judged_on_the_whole_file():
+    """``other`` imports sys again: once ``target`` stops using it, the whole file calls
+    the module's import a redefinition, which the scoped check cannot see."""
+    corrupted = ORIGINAL.replace("sys.intern(name)", "name", 1)
+    assert findings(corrupted, TARGET) == {"UnusedImport('sys',)": 1}
+    whole = new_pyflakes_findings(ORIGINAL, corrupted)
+    assert "RedefinedWhileUnused('sys', 2)" in whole
+    assert new_pyflakes_findings(ORIGINAL, corrupted, TARGET) == whole
+
+
+def test_a_file_that_declares_globals_is_not_checked_scoped():
+    source = ORIGINAL + "\n\ndef reset():\n    global CACHE\n    CACHE = None\n"
+    assert findings(source, TARGET) is None
+    assert findings(source, ("missing", 3)) is None
+    assert findings(source) is not None
