@@ -16,6 +16,8 @@ settles it; anything else is confirmed by the whole-file check.
 from __future__ import annotations
 
 import ast
+import copy
+import functools
 import re
 from collections import Counter
 from typing import Any
@@ -27,19 +29,27 @@ from corrupt.source.functions import function_at
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
-def findings(source: str, where: tuple[str, int] | None = None) -> Counter[str] | None:
+def findings(
+    source: str, where: tuple[str, int] | None = None, *, original: str | None = None
+) -> Counter[str] | None:
     """pyflakes messages without positions, so two versions of a file compare.
 
     ``where`` (qualname, def line): skip the bodies of functions other than
     that one, its enclosing and its nested functions. None when the source
     does not parse, or ``where`` names no function or the file declares
     ``global``/``nonlocal`` names (a skipped body could then bind module names).
+    ``original``: a version of the file that ``source`` changes only inside that
+    function, on as many lines; its parse is reused and the function alone
+    parsed again (parsing was half the cost of a scoped check).
     """
     if where is not None and GLOBAL_WORDS.search(source):
         return None
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = None
+    if where is not None and original is not None:
+        tree = _spliced(original, source, *where)
+    if tree is None:
+        tree = _parse(source)
+    if tree is None:
         return None
     kept: set[int] | None = None
     if where is not None:
@@ -48,6 +58,64 @@ def findings(source: str, where: tuple[str, int] | None = None) -> Counter[str] 
             return None
     checker = _Checker(tree, kept)
     return Counter(f"{type(m).__name__}{m.message_args}" for m in checker.messages)
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+_parsed_original = functools.lru_cache(maxsize=8)(_parse)  # pyflakes only annotates the nodes
+
+
+def _spliced(original: str, source: str, qualname: str, def_line: int) -> ast.Module | None:
+    """``original``'s parse with the function at ``def_line`` parsed again from ``source``;
+    None unless ``source`` differs from ``original`` only inside it, on as many lines."""
+    tree = _parsed_original(original)
+    target = function_at(tree, def_line, qualname) if tree else None
+    old, new = original.splitlines(keepends=True), source.splitlines(keepends=True)
+    if tree is None or target is None or target.end_lineno is None or len(old) != len(new):
+        return None
+    first = min([target.lineno, *(d.lineno for d in target.decorator_list)])
+    last = target.end_lineno
+    if old[: first - 1] != new[: first - 1] or old[last:] != new[last:]:
+        return None
+    text = "".join(new[first - 1 : last])
+    indented = text[:1] in (" ", "\t")
+    fragment = _parse("if 1:\n" + text if indented else text)
+    if fragment is None:
+        return None
+    body = fragment.body[0].body if indented else fragment.body  # type: ignore[attr-defined]
+    if len(body) != 1 or type(body[0]) is not type(target) or body[0].name != target.name:
+        return None
+    ast.increment_lineno(fragment, first - (2 if indented else 1))
+    return _replaced(tree, target, body[0])  # type: ignore[return-value]
+
+
+def _replaced(node: ast.AST, target: ast.AST, new: ast.AST) -> ast.AST | None:
+    """A copy of ``node`` with ``target`` replaced by ``new``, sharing every other subtree;
+    None when ``target`` is not in it. Only the statements whose lines hold the
+    target's are searched."""
+    if node is target:
+        return new
+    line = getattr(target, "lineno", 0)
+    for field, value in ast.iter_fields(node):
+        children = value if isinstance(value, list) else [value]
+        for index, child in enumerate(children):
+            if not isinstance(child, ast.AST):
+                continue
+            if not getattr(child, "lineno", line) <= line <= getattr(child, "end_lineno", line):
+                continue
+            replaced = _replaced(child, target, new)
+            if replaced is not None:
+                copied = copy.copy(node)
+                if isinstance(value, list):
+                    replaced = [*value[:index], replaced, *value[index + 1 :]]  # type: ignore[assignment]
+                setattr(copied, field, replaced)
+                return copied
+    return None
 
 
 GLOBAL_WORDS = re.compile(r"\b(global|nonlocal)\b")

@@ -47,7 +47,8 @@ def new_pyflakes_findings(
     (:mod:`corrupt.corruptors.flakes`).
     """
     if where is not None:
-        before, after = _original_findings(original, where), findings(corrupted, where)
+        before = _original_findings(original, where)
+        after = findings(corrupted, where, original=original)
         if before is not None and after is not None and not after - before:
             return []
     added = (findings(corrupted) or Counter()) - (_original_findings(original, None) or Counter())

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
-from corrupt.corruptors.flakes import findings
+from corrupt.corruptors.flakes import _parsed_original, _spliced, findings
 from corrupt.corruptors.validate import new_pyflakes_findings
 
 ORIGINAL = """\
@@ -38,7 +40,7 @@ class Box:
 """
 
 TARGET = ("target", 9)
-METHOD = ("Box.method", 20)
+METHOD = ("Box.method", 21)
 
 
 def test_the_scoped_check_skips_the_other_bodies():
@@ -73,7 +75,7 @@ def test_the_scoped_check_skips_the_other_bodies():
 )
 def test_scoped_and_whole_file_checks_find_the_same_new_findings(where, before, after, expected):
     corrupted = ORIGINAL.replace(before, after, 1)
-    assert corrupted != ORIGINAL
+    assert findings(corrupted, where) is not None  # where names the changed function
     whole = new_pyflakes_findings(ORIGINAL, corrupted)
     assert whole == expected
     assert new_pyflakes_findings(ORIGINAL, corrupted, where) == whole
@@ -94,3 +96,26 @@ def test_a_file_that_declares_globals_is_not_checked_scoped():
     assert findings(source, TARGET) is None
     assert findings(source, ("missing", 3)) is None
     assert findings(source) is not None
+
+
+@pytest.mark.parametrize(
+    ("where", "before", "after"),
+    [
+        (TARGET, "sys.intern(name)", "sys.intern(path)"),
+        (METHOD, "return total + item", "return total - item"),  # indented, nested
+    ],
+)
+def test_a_spliced_parse_is_the_whole_files_parse(where, before, after):
+    corrupted = ORIGINAL.replace(before, after, 1)
+    spliced = _spliced(ORIGINAL, corrupted, *where)
+    assert spliced is not None
+    whole = ast.parse(corrupted)
+    assert ast.dump(spliced, include_attributes=True) == ast.dump(whole, include_attributes=True)
+    assert ast.dump(_parsed_original(ORIGINAL)) == ast.dump(ast.parse(ORIGINAL))  # untouched
+
+
+def test_no_splice_when_lines_move_or_the_change_leaves_the_function():
+    added = ORIGINAL.replace("name = os", "unused = path\n    name = os", 1)
+    outside = ORIGINAL.replace("return os.sep", "return os.linesep", 1)
+    assert _spliced(ORIGINAL, added, *TARGET) is None
+    assert _spliced(ORIGINAL, outside, *TARGET) is None
