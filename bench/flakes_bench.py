@@ -16,29 +16,19 @@ CPU seconds of each way.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from intake_corpus import read_corpus, spec_for  # noqa: E402
+from screening_bench import CORPUS, _no_stage, first_targets  # noqa: E402
 
 from corrupt.corruptors.operators import generate_mutants  # noqa: E402
 from corrupt.corruptors.validate import new_pyflakes_findings  # noqa: E402
 from corrupt.errors import CorruptError  # noqa: E402
 from corrupt.prepare import prepare  # noqa: E402
 from corrupt.repos.sandboxes import get_sandbox  # noqa: E402
-from corrupt.selection.eligibility import eligible_targets  # noqa: E402
-from corrupt.selection.slices import select_targets, slice_spec  # noqa: E402
-
-CORPUS = Path(__file__).with_name("corpus.txt")
-
-
-@contextlib.contextmanager
-def _no_stage(name: str) -> Iterator[None]:
-    yield
 
 
 def main() -> None:
@@ -56,11 +46,10 @@ def main() -> None:
         ready = prepare(
             spec_for(name, corpus[name], args.mirrors), sandbox, time_limit=300, stage=_no_stage
         )
-        eligible = eligible_targets(ready.graph, ready.coverage, root=ready.checkout.path)
-        targets = select_targets(eligible, slice_spec(None), len(eligible), seed=args.seed)
+        targets = first_targets(ready, args.targets, args.seed)
         mutants = found = differ = 0
         whole_s = scoped_s = 0.0
-        for target in targets[: args.targets]:
+        for target in targets:
             source = (ready.checkout.path / target.file).read_text(encoding="utf-8")
             where = (target.qualname, target.start_line)
             try:
@@ -80,7 +69,7 @@ def main() -> None:
                     print(f"  DIFFERS {target.file} {target.qualname}: {whole} vs {scoped}")
         differ_total += differ
         print(
-            f"{name}: {min(len(targets), args.targets)} targets, {mutants} mutants, "
+            f"{name}: {len(targets)} targets, {mutants} mutants, "
             f"{found} with new findings, {differ} answers differ; whole file {whole_s:.2f} "
             f"CPU s, scoped {scoped_s:.2f} CPU s ({whole_s / max(scoped_s, 1e-9):.1f}x)",
             flush=True,

@@ -1,16 +1,17 @@
 """pyflakes findings of a file, whole or with other functions' bodies skipped.
 
 A corruption changes one function's body, yet a whole-file pyflakes run
-checks every body again: half the host's screening time went there. pyflakes
-checks a function's body after the module's top level (deferred), and what
-one body does can change another's findings only through the names it uses
-or declares ``global``/``nonlocal``. So a check that skips every body but the
-target's, its enclosing functions' and its nested ones (:func:`scoped_findings`)
-finds, between an original and a corrupted file, every new finding the
-whole-file check would (a skipped body's findings are the same in both, and
-its uses only hide findings); it may find more (an import the target stopped
-using that another body still uses). An empty scoped difference therefore
-settles it; anything else is confirmed by the whole-file check.
+parses and checks every body again, for each of the dozens of mutants a
+search tries. pyflakes checks a function's body after the module's top
+level (deferred), and what one body does can change another's findings only
+through the names it uses or declares ``global``/``nonlocal``. So a check
+that skips every body but the target's, its enclosing functions' and its
+nested ones (:func:`findings` with ``where``) finds, between an original and
+a corrupted file, every new finding the whole-file check would (a skipped
+body's findings are the same in both, and its uses only hide findings); it
+may find more (an import the target stopped using that another body still
+uses). An empty scoped difference therefore settles it; anything else is
+confirmed by the whole-file check (:func:`corrupt.corruptors.validate.new_pyflakes_findings`).
 """
 
 from __future__ import annotations

@@ -252,8 +252,8 @@ class TreeScreener:
         milliseconds. The whole test gets ten times the slowest selected test's
         time, at least :data:`SCREENING_TIMEOUT_FLOOR` (a fixture or import it pays
         first in a short run); each test's call, imports not counted, ten times its
-        own, at least :data:`CALL_TIMEOUT_FLOOR` (one slow test among a thousand
-        quick ones no longer lets a quick one hang for seconds)."""
+        own, at least :data:`CALL_TIMEOUT_FLOOR` (so a quick test that hangs beside
+        a slow one is stopped in half a second too)."""
         times = {nodeid: self.durations.get(nodeid) for nodeid in tests}
         known = {nodeid: t for nodeid, t in times.items() if t is not None}
         if not times or len(known) < len(times):
@@ -261,7 +261,7 @@ class TreeScreener:
         ten = 10 * max(known.values())
         whole = min(self.budget.per_test_timeout, max(SCREENING_TIMEOUT_FLOOR, ten))
         calls = {nodeid: max(CALL_TIMEOUT_FLOOR, 10 * t) for nodeid, t in known.items()}
-        return Timeouts(whole, {nodeid: c for nodeid, c in calls.items() if c < whole})
+        return Timeouts(whole, {nodeid: call for nodeid, call in calls.items() if call < whole})
 
     def _fresh(
         self, tests: Sequence[str] | None, max_failures: int | None, timeouts: Timeouts

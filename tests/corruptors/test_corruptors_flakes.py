@@ -66,7 +66,7 @@ def test_the_scoped_check_skips_the_other_bodies():
             "return sys.intern(name)",
             "return sys.intern(nmae)",
             ["UndefinedName('nmae',)", "UnusedVariable('name',)"],
-        ),  # fmt: skip
+        ),
         (TARGET, "name = os", "unused = path\n    name = os", ["UnusedVariable('unused',)"]),
         # a nested function's use of its enclosing function's local
         (METHOD, "return total + item", "return item", ["UnusedVariable('total',)"]),
