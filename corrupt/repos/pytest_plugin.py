@@ -25,6 +25,7 @@ measures its own tests and the controller merges.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import glob
 import json
@@ -353,8 +354,10 @@ class _OneLine:
 
     @classmethod
     def of(cls, excinfo, style=None):
-        frame, line = list(traceback.walk_tb(excinfo.tb))[-1]
-        return cls(frame.f_code.co_filename, line, excinfo.exconly(tryshort=True))
+        tb = excinfo.tb
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        return cls(tb.tb_frame.f_code.co_filename, tb.tb_lineno, excinfo.exconly(tryshort=True))
 
     def toterminal(self, tw):
         tw.line(str(self))
@@ -364,14 +367,14 @@ class _OneLine:
 
 
 def _describe(excinfo):
-    frames = []
     # The frames' names and lines, without their source text: looking each
     # line up (as traceback.extract_tb does) cost a failure a millisecond.
+    kept = collections.deque(maxlen=_MAX_FRAMES)  # a RecursionError has a thousand
     for frame, line in traceback.walk_tb(excinfo.tb):
-        file = frame.f_code.co_filename
-        if any(part in file for part in _SKIP_FRAMES):
-            continue
-        frames.append({"file": _relative(file), "line": line, "function": frame.f_code.co_name})
+        code = frame.f_code
+        if not any(part in code.co_filename for part in _SKIP_FRAMES):
+            kept.append((code.co_filename, line, code.co_name))
+    frames = [{"file": _relative(f), "line": n, "function": fn} for f, n, fn in kept]
     exc_type = excinfo.type
     name = (
         exc_type.__name__
@@ -382,7 +385,7 @@ def _describe(excinfo):
         message = str(excinfo.value)
     except Exception:  # a broken __str__ in repository code must not break the report
         message = "<unprintable exception>"
-    return {"exc_type": name, "message": message[:_MAX_MESSAGE], "frames": frames[-_MAX_FRAMES:]}
+    return {"exc_type": name, "message": message[:_MAX_MESSAGE], "frames": frames}
 
 
 # -- coverage ---------------------------------------------------------------

@@ -87,6 +87,20 @@ def test_tests_import_the_working_tree_not_the_installed_copy(calc, ws):
     assert "Traceback" not in report.output_tail and "def factorial" not in report.output_tail
 
 
+def test_a_deep_traceback_keeps_its_innermost_frames(calc, ws):
+    _, sandbox, env = calc
+    source = (ws.path / "src/calc/ops.py").read_text()
+    recursing = source.replace("    result = 1\n", "    return factorial(n)\n")
+    with ws.patched({"src/calc/ops.py": recursing}):
+        report = run_tests(sandbox, env, ws.path, select=[T + "test_factorial[5-120]"])
+    result = report.results[T + "test_factorial[5-120]"]
+    assert result.exc_type == "RecursionError"
+    assert len(result.frames) == 60  # of about a thousand
+    assert {(f.file, f.function, f.line) for f in result.frames} == {
+        ("src/calc/ops.py", "factorial", 17)
+    }
+
+
 def test_subset_and_failure_budget(calc, ws):
     _, sandbox, env = calc
     subset = [T + "test_add", T + "test_factorial[5-120]"]
