@@ -261,6 +261,8 @@ def main() -> None:
             f"same picks warm/fresh: {'yes' if warm['picks'] == fresh['picks'] else 'NO'}  "
             f"warm held: {'yes' if policy.enabled else 'no, ' + policy.reason} "
             f"(check {'kept from an earlier build' if policy.check_reused else 'run'})  "
+            f"re-imported: {policy.reimports} {dict(policy.reimport_reasons) or ''}"
+            f"{'' if policy.reimport is not False else '(off: ' + policy.reimport_failure + ') '} "
             f"fell back: {policy.fallbacks} {dict(policy.fallback_reasons) or ''}"
         )
         if not args.no_builds:

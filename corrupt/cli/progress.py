@@ -143,10 +143,19 @@ def screening_line(record: dict[str, object]) -> str:
     checked = record.get("checked")
     when = ", by an earlier build" if record.get("check_reused") else ""
     how = f"warm (checked on {checked} unchanged tests{when})" if checked else "warm"
-    line = f"screening: {how}, {runs} candidates in the warm server, {fallbacks} run fresh"
-    reasons = record.get("fallback_reasons")
-    if isinstance(reasons, dict) and reasons:
-        line += " (" + "; ".join(f"{n}× {why}" for why, n in reasons.items()) + ")"
+    line = f"screening: {how}, {runs} candidates in the warm server"
+    reimports = record.get("reimports", 0)
+    if reimports:
+        line += f", {reimports} re-imported there" + _reasons(record.get("reimport_reasons"))
+    line += f", {fallbacks} run fresh" + _reasons(record.get("fallback_reasons"))
+    if record.get("reimport") is False:
+        line += f"; re-importing turned off: {record.get('reimport_failure')}"
     if not record.get("warm"):
         line += f"; warm screening turned off for this repository: {record.get('reason')}"
     return line
+
+
+def _reasons(counts: object) -> str:
+    if not isinstance(counts, dict) or not counts:
+        return ""
+    return " (" + "; ".join(f"{n}× {why}" for why, n in counts.items()) + ")"

@@ -135,22 +135,18 @@ def run_tests(
     """
     tree = Path(tree)
     module = plugin_module()
-    files = {f"{module}.py": PLUGIN_SOURCE.read_bytes()}
     extra_env = test_command(tree)[1]
-    argv = [*base_argv(module), f"--corrupt-report={IO_DIR}/{REPORT}"]
-    argv += suite_args(tree, paths=select is None)
     extra_env["PYTHONPATH"] = f"{IO_DIR}:{extra_env['PYTHONPATH']}"
+    options, files = run_options(
+        tree,
+        select=select,
+        max_failures=max_failures,
+        per_test_timeout=per_test_timeout,
+        call_timeouts=call_timeouts,
+    )
+    argv = [*base_argv(module), f"--corrupt-report={IO_DIR}/{REPORT}", *options]
+    files[f"{module}.py"] = PLUGIN_SOURCE.read_bytes()
     collect = [REPORT]
-    if select is not None:
-        files[SELECT] = "".join(f"{n}\n" for n in select).encode("utf-8")
-        argv += [f"--corrupt-select={IO_DIR}/{SELECT}", *_test_files(tree, select)]
-    if max_failures:
-        argv.append(f"--maxfail={max_failures}")
-    if per_test_timeout:
-        argv.append(f"--corrupt-test-timeout={per_test_timeout}")
-    if call_timeouts:
-        files[CALLS] = json.dumps(call_timeouts).encode("utf-8")
-        argv.append(f"--corrupt-call-timeouts={IO_DIR}/{CALLS}")
     if coverage:
         argv.append(f"--corrupt-coverage={IO_DIR}/{COVERAGE}")
         collect.append(COVERAGE)
@@ -176,6 +172,32 @@ def run_tests(
     if coverage:
         report.line_coverage = _read_coverage(result.files.get(COVERAGE))
     return report
+
+
+def run_options(
+    tree: Path,
+    *,
+    select: Sequence[str] | None,
+    max_failures: int | None,
+    per_test_timeout: float | None,
+    call_timeouts: Mapping[str, float] | None,
+) -> tuple[list[str], dict[str, bytes]]:
+    """The pytest arguments that choose a run's tests and limits, and the input files
+    (by name in the I/O folder) they refer to; a warm server's re-importing child
+    runs these too (:mod:`corrupt.repos.warm`)."""
+    argv = suite_args(tree, paths=select is None)
+    files = {}
+    if select is not None:
+        files[SELECT] = "".join(f"{n}\n" for n in select).encode("utf-8")
+        argv += [f"--corrupt-select={IO_DIR}/{SELECT}", *_test_files(tree, select)]
+    if max_failures:
+        argv.append(f"--maxfail={max_failures}")
+    if per_test_timeout:
+        argv.append(f"--corrupt-test-timeout={per_test_timeout}")
+    if call_timeouts:
+        files[CALLS] = json.dumps(call_timeouts).encode("utf-8")
+        argv.append(f"--corrupt-call-timeouts={IO_DIR}/{CALLS}")
+    return argv, files
 
 
 def read_report(

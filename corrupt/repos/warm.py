@@ -9,8 +9,10 @@ fresh run are interchangeable to the caller.
 
 from __future__ import annotations
 
+import enum
 import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from corrupt.errors import SandboxError
@@ -20,6 +22,7 @@ from corrupt.repos.runner import (
     base_argv,
     plugin_module,
     read_report,
+    run_options,
     suite_args,
     test_command,
 )
@@ -38,13 +41,33 @@ class WarmUnavailable(Exception):
         self.reason = reason
 
 
+class Reimport(enum.Enum):
+    """When a candidate runs in a child that imports the working tree again
+    (:func:`corrupt.repos.warm_server.reimporting_child`) rather than swapping code."""
+
+    NEVER = "never"  # a candidate the server cannot swap in is answered with why
+    DECLINED = "declined"  # ...is run by a re-importing child instead
+    ALWAYS = "always"  # every candidate is (the check that re-importing holds)
+
+
+@dataclass(frozen=True)
+class WarmRun:
+    """A warm server's answer. ``report`` is None when the candidate needs a fresh
+    process; ``declined`` says why its code could not be swapped in (with a
+    report, a re-importing child ran it)."""
+
+    report: TestReport | None
+    declined: str | None = None
+
+
 class WarmServer:
     """A warm pytest process serving one working tree; see the module docstring."""
 
     def __init__(
         self, sandbox: Sandbox, env: Environment, tree: Path, *, startup_timeout: float
     ) -> None:
-        module = plugin_module()
+        self.tree = tree
+        self.module = module = plugin_module()
         server = f"_corrupt_warm_{secrets.token_hex(8)}"
         extra_env = test_command(tree)[1]
         extra_env["PYTHONPATH"] = f"{IO_DIR}:{extra_env['PYTHONPATH']}"
@@ -86,15 +109,17 @@ class WarmServer:
         per_test_timeout: float | None,
         call_timeouts: Mapping[str, float] | None = None,
         quiet: Sequence[str] = (),
-    ) -> TestReport | str:
-        """The report of ``select`` with ``files`` swapped in, or why this candidate needs a
-        fresh process. WarmUnavailable when the server itself stopped working.
+        reimport: Reimport = Reimport.NEVER,
+    ) -> WarmRun:
+        """The run of ``select`` with ``files`` in place (they are already written into
+        the tree: a re-importing child reads them there). WarmUnavailable when the
+        server itself stopped working.
 
         ``quiet``: files of ``files`` whose changed statements ran only inside
         tests (:func:`corrupt.corruptors.reach.ran_outside_tests`)."""
         self._requests += 1
         name = f"report-{self._requests}.jsonl"
-        request = {
+        request: dict[str, object] = {
             "id": self._requests,
             "files": files,
             "originals": originals,
@@ -106,6 +131,24 @@ class WarmServer:
             "deadline": timeout,
             "report": name,
         }
+        if reimport is not Reimport.NEVER:
+            options, inputs = run_options(
+                self.tree,
+                select=select,
+                max_failures=max_failures,
+                per_test_timeout=per_test_timeout,
+                call_timeouts=call_timeouts,
+            )
+            request["reimport"] = {
+                "argv": [
+                    *base_argv(self.module)[3:],
+                    f"--corrupt-report={IO_DIR}/{name}",
+                    *options,
+                ],
+                "inputs": {n: data.decode("utf-8") for n, data in inputs.items()},
+                "io": IO_DIR,
+                "always": reimport is Reimport.ALWAYS,
+            }
         try:
             self.service.send(request)
             reply = self.service.receive(timeout + REPLY_MARGIN)
@@ -114,13 +157,15 @@ class WarmServer:
             raise WarmUnavailable(exc.message) from None
         if reply.get("id") != request["id"]:
             raise WarmUnavailable("the warm server answered out of turn")
-        if reply.get("fallback") is not None:
-            return str(reply["fallback"])
+        declined = reply.get("fallback")
+        declined = None if declined is None else str(declined)
+        if declined is not None and not reply.get("reimported"):
+            return WarmRun(None, declined)
         exit_code = reply.get("exit")
         exit_code = exit_code if isinstance(exit_code, int) else None
         if exit_code == CHILD_FAILED:
-            return "the warm child failed before running the tests"
-        return read_report(
+            return WarmRun(None, "the warm child failed before running the tests")
+        report = read_report(
             data,
             select=select,
             duration=float(reply.get("seconds") or 0.0),
@@ -129,6 +174,7 @@ class WarmServer:
             killed=f"signal {-exit_code}" if exit_code is not None and exit_code < 0 else None,
             output="",
         )
+        return WarmRun(report, declined)
 
     def close(self) -> None:
         self.service.close()

@@ -8,17 +8,26 @@ on its stdin, one per candidate:
 
 ``{"id", "files": {path: source}, "originals": {path: source}, "quiet":
 [paths], "select": [nodeids], "maxfail", "per_test_timeout", "call_timeouts",
-"deadline", "report"}``; ``quiet`` names the files whose changed statements, by the
-baseline's coverage, ran only inside tests (not while the suite was collected).
+"deadline", "report", "reimport"}``; ``quiet`` names the files whose changed
+statements, by the baseline's coverage, ran only inside tests (not while the
+suite was collected).
 
 For each it plans which live functions get which new code (:class:`Swaps`)
 and forks. The child swaps the code in, runs the selected tests (in the order
 the plugin gives them) through pytest's own run protocol, writes the plugin's
 report to ``report`` and exits; the parent kills it at ``deadline`` and
-answers ``{"id", "exit", "timed_out", "fallback", "seconds"}``. ``fallback``
-says why a candidate could not be swapped in (a change to code that runs at
-import, a changed function that ran while the suite was collected): no child
-is made, and the host runs that candidate in a fresh process.
+answers ``{"id", "exit", "timed_out", "fallback", "reimported", "seconds"}``.
+``fallback`` says why a candidate could not be swapped in (a change to code
+that runs at import, a changed function that ran while the suite was
+collected). Without ``reimport`` no child is made then, and the host runs
+that candidate in a fresh process. With ``reimport`` (``{"argv": pytest
+arguments, "inputs": {name: text}, "io": what stands for the I/O folder in
+argv, "always"}``) the child instead forgets every module of the working
+tree and runs ``pytest.main(argv)`` as that fresh process would: the
+interpreter, pytest, its plugins and the third-party imports stay warm; the
+project, its conftests and the selected test files are imported and
+collected anew from the patched files (``reimported``). ``always`` takes
+that way for every candidate (the host's check of it).
 
 Why a code swap and not a re-import: assigning ``function.__code__`` changes
 the behaviour of every reference to the function (aliases made by ``from m
@@ -34,6 +43,7 @@ from __future__ import annotations
 import _lsprof
 import contextlib
 import gc
+import importlib.machinery
 import json
 import os
 import select
@@ -112,18 +122,32 @@ class Server:
     def serve(self, session, reporter, swaps, request):
         """Plan the swap here (the child would pay it again, in copied pages), fork, wait."""
         began = time.monotonic()
-        answer = {"id": request["id"], "exit": None, "timed_out": False, "fallback": None}
+        answer = {
+            "id": request["id"], "exit": None, "timed_out": False, "fallback": None,
+            "reimported": False,
+        }  # fmt: skip
+        reimport = request.get("reimport")
+        plan = None
         try:
-            plan = swaps.plan(request["files"], request["originals"], request.get("quiet", ()))
+            if not (reimport and reimport.get("always")):
+                plan = swaps.plan(request["files"], request["originals"], request.get("quiet", ()))
         except NotSwappable as exc:
-            return {**answer, "fallback": exc.why, "seconds": round(time.monotonic() - began, 4)}
+            answer["fallback"] = exc.why
+        if plan is None:
+            if not reimport or swaps.not_reimportable:
+                why = answer["fallback"] or swaps.not_reimportable
+                return {**answer, "fallback": why, "seconds": round(time.monotonic() - began, 4)}
+            answer["reimported"] = True
         pid = os.fork()
         if pid == 0:
             status = CHILD_FAILED
             try:
                 self.requests.close()
                 self.replies.close()
-                status = child(session, reporter, request, plan)
+                if plan is None:
+                    status = reimporting_child(swaps.tree_modules, reimport)
+                else:
+                    status = child(session, reporter, request, plan)
             except BaseException as exc:  # noqa: BLE001 - the child must always exit here
                 os.write(2, f"warm child failed: {exc!r}\n".encode())
             finally:
@@ -211,6 +235,24 @@ def child(session, reporter, request, plan):
     return 0
 
 
+def reimporting_child(tree_modules, reimport):
+    """Run pytest as a fresh process would, but in this warm one: the working tree's
+    modules (the project, conftests, test modules) are forgotten, so they are
+    imported from the patched files; what the tree does not hold stays imported."""
+    os.setpgid(0, 0)
+    for name, text in reimport["inputs"].items():
+        with open(os.path.join(IO, os.path.basename(name)), "w", encoding="utf-8") as fh:
+            fh.write(text)
+    for name in tree_modules:
+        sys.modules.pop(name, None)
+    # This process's own assertion rewriter would rewrite test modules by its
+    # configuration's rules; the new run installs its own.
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "AssertionRewritingHook"]
+    import pytest
+
+    return int(pytest.main([arg.replace(reimport["io"], IO) for arg in reimport["argv"]]))
+
+
 class Calls:
     """The functions that run before serving starts: imports and collection.
 
@@ -289,8 +331,23 @@ class Swaps:
 
     def __init__(self, ran_at_collection):
         self.ran_at_collection = ran_at_collection
-        self.imported = {module_file(m) for m in list(sys.modules.values())} - {None}
+        files = {name: module_file(m) for name, m in list(sys.modules.items())}
+        self.imported = set(files.values()) - {None}
         self.live = live_functions()  # before gc.freeze(), which hides objects from gc
+        root = os.path.realpath(os.getcwd()) + os.sep
+        self.tree_modules = [
+            name
+            for name, file in files.items()
+            if file and file.startswith(root) and "site-packages" not in file.split(os.sep)
+        ]
+        self.not_reimportable = next(
+            (
+                f"{os.path.relpath(files[name], root)} is a C extension, imported once per process"
+                for name in self.tree_modules
+                if files[name].endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+            ),
+            None,
+        )
         self._originals = {}  # (path, source) -> code
 
     def plan(self, files, originals, quiet=()):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +20,7 @@ from corrupt.corruptors.reach import ran_outside_tests
 from corrupt.repos.models import Baseline, Environment, TestReport
 from corrupt.repos.runner import run_tests
 from corrupt.repos.sandbox import Sandbox
-from corrupt.repos.warm import WarmServer, WarmUnavailable
+from corrupt.repos.warm import Reimport, WarmRun, WarmServer, WarmUnavailable
 from corrupt.repos.workspace import Workspace
 from corrupt.tasks.modes import ScreeningMode
 from corrupt.tasks.warm_checks import held_before, remember_held, verdict_path
@@ -71,8 +71,13 @@ class WarmPolicy:
     start or stops answering; ``reason`` records why. A check that held is
     remembered for the environment (:mod:`corrupt.tasks.warm_checks`), so
     later builds skip it. Candidates whose change a fork cannot show as a
-    fresh process would are declined one by one by the server and run fresh
-    (``fallbacks``).
+    fresh process would are declined one by one by the server; they run in a
+    child that imports the working tree again (``reimports``), or, when the
+    repository defeats that too, in a fresh process (``fallbacks``). Whether
+    re-importing holds is checked the same way, on the first declined
+    candidate: the unchanged code's passing tests must pass in a re-importing
+    child (a module that registers a logging handler or a codec at import does
+    it twice there); ``reimport_failure`` says why it did not.
     """
 
     enabled: bool = True
@@ -80,6 +85,10 @@ class WarmPolicy:
     checked: int | None = None  # tests the unchanged code passed in the warm server
     check_reused: bool = False  # that check held in an earlier build and was not run again
     warm_runs: int = 0
+    reimport: bool | None = None  # re-importing children hold (None: not checked yet)
+    reimport_failure: str = ""
+    reimports: int = 0  # declined candidates a re-importing child ran
+    reimport_reasons: dict[str, int] = field(default_factory=dict)
     fallbacks: int = 0  # candidates a warm server could not swap in, run fresh instead
     fallback_reasons: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -101,19 +110,33 @@ class WarmPolicy:
             if failure:
                 self.disable(failure)
 
-    def count(self, *, fallback: str | None = None) -> None:
+    def check_reimport_once(self, check: Callable[[], str | None]) -> None:
+        """Run ``check`` (why re-importing fails, None if it held) for the first worker."""
+        with self._checking:
+            if self.reimport is None:
+                failure = check()
+                self.reimport, self.reimport_failure = failure is None, failure or ""
+
+    def count(self, run: WarmRun) -> None:
+        """Count a warm server's answer: swapped, re-imported, or left to a fresh process."""
         with self._lock:
-            if fallback is None:
+            if run.declined is None:
                 self.warm_runs += 1
                 return
-            self.fallbacks += 1
-            self.fallback_reasons[fallback] = self.fallback_reasons.get(fallback, 0) + 1
+            if run.report is not None:
+                self.reimports += 1
+                reasons = self.reimport_reasons
+            else:
+                self.fallbacks += 1
+                reasons = self.fallback_reasons
+            reasons[run.declined] = reasons.get(run.declined, 0) + 1
 
     def snapshot(self) -> WarmRecord:
         with self._lock:
             return WarmRecord(
                 self.enabled, self.reason, self.checked, self.check_reused, self.warm_runs,
-                self.fallbacks, dict(self.fallback_reasons),
+                self.reimport, self.reimport_failure, self.reimports,
+                dict(self.reimport_reasons), self.fallbacks, dict(self.fallback_reasons),
             )  # fmt: skip
 
     def as_dict(self) -> dict[str, object]:
@@ -129,26 +152,39 @@ class WarmRecord:
     checked: int | None
     check_reused: bool
     warm_runs: int
+    reimport: bool | None
+    reimport_failure: str
+    reimports: int
+    reimport_reasons: dict[str, int]
     fallbacks: int
     fallback_reasons: dict[str, int]
 
     @classmethod
     def merged(cls, records: Sequence[WarmRecord]) -> WarmRecord:
         """One record for a build whose workers each kept a policy (Ray actors)."""
-        reasons: dict[str, int] = {}
         checks = [r for r in records if r.checked is not None]  # workers that started a server
-        for record in records:
-            for why, n in record.fallback_reasons.items():
-                reasons[why] = reasons.get(why, 0) + n
+        reimport_checks = [r.reimport for r in records if r.reimport is not None]
         return cls(
             warm=all(r.warm for r in records),
             reason=next((r.reason for r in records if r.reason), ""),
             checked=max((r.checked for r in checks if r.checked is not None), default=None),
             check_reused=bool(checks) and all(r.check_reused for r in checks),
             warm_runs=sum(r.warm_runs for r in records),
+            reimport=all(reimport_checks) if reimport_checks else None,
+            reimport_failure=next((r.reimport_failure for r in records if r.reimport_failure), ""),
+            reimports=sum(r.reimports for r in records),
+            reimport_reasons=_summed(r.reimport_reasons for r in records),
             fallbacks=sum(r.fallbacks for r in records),
-            fallback_reasons=reasons,
+            fallback_reasons=_summed(r.fallback_reasons for r in records),
         )
+
+
+def _summed(counts: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for count in counts:
+        for key, n in count.items():
+            total[key] = total.get(key, 0) + n
+    return total
 
 
 def check_selection(baseline: Baseline, seconds: float = CHECK_SECONDS) -> list[str]:
@@ -285,34 +321,51 @@ class TreeScreener:
         max_failures: int | None,
         timeouts: Timeouts,
     ) -> TestReport | None:
-        """The warm run's report; None when this candidate (or the repository) needs fresh runs."""
+        """The warm run's report; None when this candidate (or the repository) needs fresh runs.
+
+        The first candidate the server declines to swap in has re-importing checked
+        (on the unchanged tree, so before this candidate's files are written) and, if
+        that held, is sent again to be re-imported."""
         server = self._started()
         if server is None:
             return None
-        originals = {path: self.workspace.read(path) for path in files}
-        with self.workspace.patched(files):
-            try:
-                known = {path: text for path, text in originals.items() if text is not None}
-                result = server.run(
-                    files,
-                    known,
-                    tests,
-                    max_failures=max_failures,
-                    timeout=self.budget.timeout,
-                    per_test_timeout=timeouts.per_test,
-                    call_timeouts=timeouts.calls,
-                    quiet=self._quiet(files, known),
-                )
-            except WarmUnavailable as exc:
-                self.policy.disable(f"the warm server stopped: {exc.reason}")
-                self.close()
-                return None
-            if isinstance(result, str):
-                self.policy.count(fallback=result)
-                return None
+        try:
+            result = self._served(server, files, tests, max_failures, timeouts)
+            if result.declined is not None and self.policy.reimport is None:
+                self.policy.check_reimport_once(self._check_reimport)
+                if self.policy.reimport:
+                    result = self._served(server, files, tests, max_failures, timeouts)
+        except WarmUnavailable as exc:
+            self.policy.disable(f"the warm server stopped: {exc.reason}")
+            self.close()
+            return None
+        self.policy.count(result)
+        if result.report is not None:
             self.runs += 1
-            self.policy.count()
-            return result
+        return result.report
+
+    def _served(
+        self,
+        server: WarmServer,
+        files: dict[str, str],
+        tests: Sequence[str] | None,
+        max_failures: int | None,
+        timeouts: Timeouts,
+    ) -> WarmRun:
+        originals = {path: self.workspace.read(path) for path in files}
+        known = {path: text for path, text in originals.items() if text is not None}
+        with self.workspace.patched(files):
+            return server.run(
+                files,
+                known,
+                tests,
+                max_failures=max_failures,
+                timeout=self.budget.timeout,
+                per_test_timeout=timeouts.per_test,
+                call_timeouts=timeouts.calls,
+                quiet=self._quiet(files, known),
+                reimport=Reimport.DECLINED if self.policy.reimport else Reimport.NEVER,
+            )
 
     def _quiet(self, files: dict[str, str], originals: dict[str, str]) -> list[str]:
         """The files whose changed statements the baseline's coverage saw run only in
@@ -354,29 +407,44 @@ class TreeScreener:
         """Run the baseline's passing tests on the unchanged code in the server: how many,
         the first that did not pass there (warm screening cannot be trusted then), and
         whether an earlier build's check of the same tests held and was reused instead."""
-        assert self._server is not None
         tests = check_selection(baseline)
-        kept = self.verdicts and verdict_path(self.verdicts, self.env, self.sandbox.name, tests)
-        if kept and held_before(kept):
-            return len(tests), None, True
-        checked, failure = self._run_check(tests)
-        if kept and failure is None:
-            remember_held(kept, checked)
-        return checked, failure, False
+        failure, reused = self._checked(tests, Reimport.NEVER)
+        return len(tests), failure, reused
 
-    def _run_check(self, tests: list[str]) -> tuple[int, str | None]:
+    def _check_reimport(self) -> str | None:
+        """Why re-importing children cannot be trusted here (None: they can): the same
+        check, each run in a child that imports the working tree again."""
+        assert self.baseline is not None
+        return self._checked(check_selection(self.baseline), Reimport.ALWAYS)[0]
+
+    def _checked(self, tests: list[str], reimport: Reimport) -> tuple[str | None, bool]:
+        """Why the unchanged code's ``tests`` do not all pass in the server (None: they
+        do), and whether an earlier build's verdict was kept and reused instead."""
+        kept = self.verdicts and verdict_path(
+            self.verdicts, self.env, self.sandbox.name, tests, reimport.value
+        )
+        if kept and held_before(kept):
+            return None, True
+        failure = self._run_check(tests, reimport)
+        if kept and failure is None:
+            remember_held(kept, len(tests))
+        return failure, False
+
+    def _run_check(self, tests: list[str], reimport: Reimport) -> str | None:
         assert self._server is not None
         try:
-            report = self._server.run(
+            run = self._server.run(
                 {}, {}, tests, max_failures=1, timeout=self.budget.timeout,
-                per_test_timeout=self.budget.per_test_timeout,
+                per_test_timeout=self.budget.per_test_timeout, reimport=reimport,
             )  # fmt: skip
         except WarmUnavailable as exc:
-            return 0, f"the warm server stopped: {exc.reason}"
-        assert not isinstance(report, str)  # no files, nothing to decline
+            return f"the warm server stopped: {exc.reason}"
+        if run.report is None:  # a tree the server cannot import twice
+            return run.declined or "the warm server declined the unchanged code"
+        where = "a re-importing child" if reimport is Reimport.ALWAYS else "the warm server"
         for nodeid in tests:
-            result = report.results.get(nodeid)
+            result = run.report.results.get(nodeid)
             if result is None or result.outcome != "passed":
                 outcome = result.outcome if result else "not run"
-                return len(tests), f"{nodeid} {outcome} in the warm server on the unchanged code"
-        return len(tests), None
+                return f"{nodeid} {outcome} in {where} on the unchanged code"
+        return None

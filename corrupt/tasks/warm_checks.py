@@ -8,8 +8,8 @@ held is kept and later builds skip it. A check that failed is not kept: warm
 screening is off for that build, and the next build tries again.
 
 The key names the environment (repository, commit, packages), the sandbox, the
-tests checked and the server's and plugin's own code, so a change to any of
-them checks again.
+way the check ran, the tests checked and the server's and plugin's own code, so
+a change to any of them checks again.
 """
 
 from __future__ import annotations
@@ -31,9 +31,12 @@ def kept_checks() -> Path:
     return cache_root() / "warm-checks"
 
 
-def verdict_path(root: Path, env: Environment, sandbox: str, tests: Sequence[str]) -> Path:
+def verdict_path(
+    root: Path, env: Environment, sandbox: str, tests: Sequence[str], kind: str
+) -> Path:
+    """``kind``: which way the check ran (code swapped in, or the tree imported again)."""
     digest = hashlib.sha256()
-    for part in (env.key, sandbox, *tests):
+    for part in (env.key, sandbox, kind, *tests):
         digest.update(part.encode("utf-8") + b"\0")
     for source in (SERVER_SOURCE, PLUGIN_SOURCE):
         digest.update(source.read_bytes())

@@ -14,9 +14,9 @@ from repos_run_support import fixture_checkout, session_cache
 from corrupt.errors import SandboxError
 from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.local import LocalSandbox
-from corrupt.repos.models import IO_DIR, Baseline, Command, Limits
+from corrupt.repos.models import IO_DIR, Baseline, Command, Limits, TestReport
 from corrupt.repos.runner import run_tests
-from corrupt.repos.warm import WarmServer
+from corrupt.repos.warm import Reimport, WarmRun, WarmServer
 from corrupt.repos.workspace import Workspace
 from corrupt.tasks.modes import ScreeningMode
 from corrupt.tasks.screen import RunBudget, TreeScreener, check_selection
@@ -73,17 +73,27 @@ def original(ws) -> str:
     return (ws.path / LIB).read_text()
 
 
-def warm_run(server, ws, new, tests, *, timeout=30.0, per_test_timeout=5.0, max_failures=None):
+def warm_answer(
+    server, ws, new, tests, *, timeout=30.0, per_test_timeout=5.0, reimport=Reimport.NEVER
+) -> WarmRun:
     before = original(ws)
     with ws.patched({LIB: new}):
         return server.run(
             {LIB: new},
             {LIB: before},
             tests,
-            max_failures=max_failures,
+            max_failures=None,
             timeout=timeout,
             per_test_timeout=per_test_timeout,
+            reimport=reimport,
         )
+
+
+def warm_run(server, ws, new, tests, **limits) -> TestReport:
+    """The report of a candidate the server swapped in."""
+    run = warm_answer(server, ws, new, tests, **limits)
+    assert run.declined is None and run.report is not None, run
+    return run.report
 
 
 def fresh_run(shapes, ws, new, tests, *, max_failures=None):
@@ -128,7 +138,6 @@ def test_a_changed_body_fails_the_same_tests_warm_and_fresh(shapes, ws, server, 
     assert corrupted != source
     warm = warm_run(server, ws, corrupted, GEOMETRY_TESTS)
     fresh = fresh_run(shapes, ws, corrupted, GEOMETRY_TESTS)
-    assert not isinstance(warm, str), warm
     assert outcomes(warm) == outcomes(fresh)
     assert sorted(warm.failing()) == sorted(G + name for name in failing)
 
@@ -140,7 +149,6 @@ def test_a_change_that_moves_lines_keeps_traceback_lines_right(shapes, ws, serve
     tests = [G + "test_clamp", G + "test_add", G + "test_ranked"]  # ranked's lambda moves too
     warm = warm_run(server, ws, corrupted, tests)
     fresh = fresh_run(shapes, ws, corrupted, tests)
-    assert not isinstance(warm, str), warm
     assert outcomes(warm) == outcomes(fresh)
     assert outcomes(warm) == {
         G + "test_add": "failed",
@@ -151,7 +159,7 @@ def test_a_change_that_moves_lines_keeps_traceback_lines_right(shapes, ws, serve
     assert frames == [(f.file, f.line) for f in fresh.results[G + "test_add"].frames]
 
 
-@pytest.mark.parametrize(
+UNSWAPPABLE = pytest.mark.parametrize(
     "old, new, reason",
     [
         ("LIMIT = 10\n", "LIMIT = 11\n", "the change reaches code that runs at import"),
@@ -161,13 +169,47 @@ def test_a_change_that_moves_lines_keeps_traceback_lines_right(shapes, ws, serve
     ],
     ids=["module constant", "comprehension", "default argument", "function run at collection"],
 )
+
+
+@UNSWAPPABLE
 def test_what_a_fork_cannot_see_is_declined(shapes, ws, server, old, new, reason):
     corrupted = original(ws).replace(old, new)
-    answer = warm_run(server, ws, corrupted, GEOMETRY_TESTS)
-    assert isinstance(answer, str)
-    assert reason in answer
+    answer = warm_answer(server, ws, corrupted, GEOMETRY_TESTS)
+    assert answer.report is None
+    assert reason in answer.declined
     # ...and the fresh run it falls back to does see it
     assert fresh_run(shapes, ws, corrupted, GEOMETRY_TESTS).failing()
+
+
+@UNSWAPPABLE
+def test_what_a_fork_cannot_see_a_reimporting_child_sees_as_a_fresh_process(
+    shapes, ws, server, old, new, reason
+):
+    corrupted = original(ws).replace(old, new)
+    tests = GEOMETRY_TESTS + IDENTITY_TESTS
+    answer = warm_answer(server, ws, corrupted, tests, reimport=Reimport.DECLINED)
+    assert reason in answer.declined
+    fresh = fresh_run(shapes, ws, corrupted, tests)
+    assert fresh.failing()
+    assert outcomes(answer.report) == outcomes(fresh)
+    assert list(answer.report.results) == list(fresh.results)
+    # the server itself still holds the code it imported
+    assert outcomes(warm_run(server, ws, original(ws), tests)) == dict.fromkeys(tests, "passed")
+
+
+def test_a_reimporting_child_imports_the_tree_again_and_nothing_else(shapes, ws, server):
+    """The child imports the working tree's modules again, in its own process; what the
+    tree does not hold stays as the server's import left it: logging keeps the handler
+    the server's import of ``shapes`` added, so the child's import adds a second one."""
+    tests = [ID + "test_same_process_as_import", ID + "test_shapes_was_imported_once"]
+    run = warm_answer(server, ws, original(ws), tests, reimport=Reimport.ALWAYS)
+    assert run.declined is None and run.report is not None
+    assert outcomes(run.report) == {
+        ID + "test_same_process_as_import": "passed",  # imported in the child's process
+        ID + "test_shapes_was_imported_once": "failed",  # ...and twice in it
+    }
+    assert run.report.results[tests[1]].frames[-1].file == "tests/test_identity.py"
+    assert outcomes(fresh_run(shapes, ws, original(ws), tests)) == dict.fromkeys(tests, "passed")
 
 
 def test_each_candidate_starts_from_the_imported_state(server, ws):
@@ -265,7 +307,7 @@ def test_the_call_timeout_counts_a_tests_own_work_not_its_imports(shapes, ws, se
             if warm:
                 run = server.run(
                     files, {LIB: before}, IDENTITY_TESTS, timeout=30, per_test_timeout=5, **limits
-                )
+                ).report
             else:
                 run = run_tests(sandbox, env, ws.path, select=IDENTITY_TESTS, **limits)
         reports.append(run)
@@ -339,6 +381,7 @@ def test_a_suite_that_passes_in_the_fork_is_screened_warm(shapes, ws):
     screener, _ = screen_add_bug(shapes, ws, baseline_of(GEOMETRY_TESTS + IDENTITY_TESTS))
     assert screener.policy.as_dict() == {
         "warm": True, "reason": "", "checked": 20, "check_reused": False, "warm_runs": 1,
+        "reimport": None, "reimport_failure": "", "reimports": 0, "reimport_reasons": {},
         "fallbacks": 0, "fallback_reasons": {},
     }  # fmt: skip
 
@@ -376,9 +419,62 @@ def test_a_function_run_at_collection_is_swapped_if_the_change_did_not_run_then(
         report = screener({LIB: ran}, GEOMETRY_TESTS, None)
         assert outcomes(report) == outcomes(fresh_run(shapes, ws, ran, GEOMETRY_TESTS))
         assert G + "test_table" in report.failing()
-        assert screener.policy.fallback_reasons == {"ran while the suite was collected": 1}
+        assert screener.policy.reimport_reasons == {"ran while the suite was collected": 1}
+        assert screener.policy.fallbacks == 0
     finally:
         screener.close()
+
+
+CONSTANT = ("LIMIT = 10\n", "LIMIT = 11\n")  # a change no swap can show
+
+
+def test_reimporting_is_checked_on_the_first_declined_candidate_and_kept(shapes, ws, tmp_path):
+    baseline = baseline_of(GEOMETRY_TESTS + IDENTITY_TESTS)
+    constant = original(ws).replace(*CONSTANT)
+    for requests_expected in (5, 3):  # a build, then one that finds both checks kept
+        screener = warm_screener(shapes, ws, baseline, verdicts=tmp_path)
+        try:
+            screener({LIB: original(ws).replace("return a + b", "return a - b")}, GEOMETRY_TESTS, 5)
+            assert screener.policy.reimport is None  # nothing was declined yet
+            report = screener({LIB: constant}, GEOMETRY_TESTS, None)
+            requests = screener._server._requests if screener._server else 0
+        finally:
+            screener.close()
+        assert outcomes(report) == outcomes(fresh_run(shapes, ws, constant, GEOMETRY_TESTS))
+        policy = screener.policy
+        assert policy.reimport and (policy.warm_runs, policy.reimports, policy.fallbacks) == (
+            1,
+            1,
+            0,
+        )
+        assert policy.reimport_reasons == {"the change reaches code that runs at import": 1}
+        # the swap check, two candidates, the re-importing check, the declined one again
+        assert requests == requests_expected
+        assert screener.runs == 2
+    assert len(list(tmp_path.iterdir())) == 2  # a verdict for each way of running
+
+
+def test_a_tree_that_cannot_be_imported_twice_runs_declined_candidates_fresh(shapes, ws, tmp_path):
+    tests = GEOMETRY_TESTS + IDENTITY_TESTS + [ID + "test_shapes_was_imported_once"]
+    screener = warm_screener(shapes, ws, baseline_of(tests), verdicts=tmp_path)
+    constant = original(ws).replace(*CONSTANT)
+    try:
+        report = screener({LIB: constant}, GEOMETRY_TESTS, None)
+        again = screener({LIB: constant}, GEOMETRY_TESTS, None)
+    finally:
+        screener.close()
+    assert (
+        outcomes(report)
+        == outcomes(again)
+        == outcomes(fresh_run(shapes, ws, constant, GEOMETRY_TESTS))
+    )
+    policy = screener.policy
+    assert policy.enabled and policy.reimport is False
+    assert policy.reimport_failure == (
+        f"{ID}test_shapes_was_imported_once failed in a re-importing child on the unchanged code"
+    )
+    assert (policy.reimports, policy.fallbacks) == (0, 2)  # checked once, not kept
+    assert len(list(tmp_path.iterdir())) == 1
 
 
 def test_the_check_covers_the_quickest_files_up_to_its_limit():
