@@ -92,6 +92,7 @@ class Server:
         self.requests, self.replies = requests, replies
         self.calls = calls
         self.served = False
+        self.positions = {}
 
     def send(self, message):
         self.replies.write((json.dumps(message) + "\n").encode("utf-8"))
@@ -108,6 +109,9 @@ class Server:
             self.send({"ready": False, "reason": "the suite runs under pytest-xdist"})
             return True
         reporter.path = None  # each child reports to its own file
+        # A child picks its tests by position: scanning every item would touch
+        # (and so copy) the pages of all of them.
+        self.positions = {item.nodeid: n for n, item in enumerate(session.items)}
         # What import and collection made is kept out of every later garbage
         # collection: a child's full collection would walk the whole inherited
         # heap, writing to (and so copying) every page of it.
@@ -147,7 +151,7 @@ class Server:
                 if plan is None:
                     status = reimporting_child(swaps.tree_modules, reimport)
                 else:
-                    status = child(session, reporter, request, plan)
+                    status = child(session, reporter, request, plan, self.positions)
             except BaseException as exc:  # noqa: BLE001 - the child must always exit here
                 os.write(2, f"warm child failed: {exc!r}\n".encode())
             finally:
@@ -205,8 +209,10 @@ def decode_status(status):
     return os.WEXITSTATUS(status)
 
 
-def child(session, reporter, request, plan):
-    """Swap the candidate in, run its tests, report; the exit status says how it went."""
+def child(session, reporter, request, plan, positions):
+    """Swap the candidate in, run its tests, report; the exit status says how it went.
+
+    ``positions``: each collected test's index in ``session.items``."""
     os.setpgid(0, 0)  # one group to kill, whatever the tests start
     for function, code in plan:
         function.__code__ = code
@@ -215,10 +221,10 @@ def child(session, reporter, request, plan):
     linecache.checkcache()  # tracebacks read the patched files, not lines cached at collection
     plugin = sys.modules[type(reporter).__module__]
     wanted = request["select"]
-    items = list(session.items)
+    items = session.items
     if wanted is not None:
-        chosen = set(wanted)
-        items = plugin.in_select_order([i for i in items if i.nodeid in chosen], wanted)
+        chosen = sorted({positions[n] for n in wanted if n in positions})
+        items = plugin.in_select_order([items[n] for n in chosen], wanted)
     reporter.path = os.path.join(IO, os.path.basename(request["report"]))
     reporter.timeout = request.get("per_test_timeout")
     reporter.call_timeouts = request.get("call_timeouts") or {}

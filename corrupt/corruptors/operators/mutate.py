@@ -83,11 +83,17 @@ def mutant_problem(
 
 
 def _function_problem(before: AstFunction, after: AstFunction, allow_defaults: bool) -> str | None:
-    if _signature(before, not allow_defaults) != _signature(after, not allow_defaults):
+    if _original_signature(before, not allow_defaults) != _signature(after, not allow_defaults):
         return "changed the signature, decorators or docstring"
-    if ast.dump(before) == ast.dump(after):
+    if _original_dump(before) == ast.dump(after):
         return "no-op: the syntax tree is unchanged"
     return None
+
+
+# Every mutant of a function is compared with the same original node: its dumps
+# are made once (keyed by the node itself, which the cache keeps alive).
+_original_signature = functools.lru_cache(maxsize=16)(_signature)
+_original_dump = functools.lru_cache(maxsize=16)(ast.dump)
 
 
 @functools.lru_cache(maxsize=16)
