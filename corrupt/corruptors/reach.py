@@ -27,6 +27,8 @@ failing tests come from verification's full-suite runs all the same.
 from __future__ import annotations
 
 import ast
+import bisect
+import difflib
 import functools
 import types
 from collections.abc import Collection, Sequence
@@ -70,14 +72,28 @@ def ran_outside_tests(original: str, corrupted: str, outside: Collection[int]) -
     """Whether a statement ``corrupted`` changes ran outside any test (``outside``: the
     baseline's lines that did, at import or collection), or may have: objects made
     then (a warm server's) hold what it did. False only for changes inside
-    function bodies to statements that ran in tests alone, or never."""
-    changed = _changed_lines(original, corrupted)
+    function bodies to statements that ran in tests alone, or never (a blank or
+    comment line between them changes nothing), and for new statements where
+    neither statement beside them ran outside tests."""
     statements = _body_statements(original)
-    if changed is None or statements is None:
+    if statements is None:
         return True
+    old = original.splitlines()
+    changed, insertions = _replaced_lines(original, corrupted)
+
+    def ran(statement: Statement | None) -> bool:
+        return statement is not None and any(statement[0] <= n <= statement[1] for n in outside)
+
     for line in changed:
         statement = _innermost(statements, line)
-        if statement is None or any(statement[0] <= n <= statement[1] for n in outside):
+        if ran(statement) or (statement is None and _has_code(old[line - 1])):
+            return True
+    for before, after in insertions:
+        above = _innermost(statements, before) if before else None
+        below = _innermost(statements, after) if after else None
+        if above is not None and after and above[0] <= after <= above[1] and above != below:
+            above = None  # a block's header: what is put first in the block runs with `below`
+        if ran(above) or ran(below):
             return True
     return False
 
@@ -162,6 +178,33 @@ def _changed_lines(original: str, corrupted: str) -> list[int] | None:
     if len(old) != len(new):
         return None
     return [n for n, (a, b) in enumerate(zip(old, new, strict=True), 1) if a != b]
+
+
+def _replaced_lines(
+    original: str, corrupted: str
+) -> tuple[list[int], list[tuple[int | None, int | None]]]:
+    """1-based lines of ``original`` that ``corrupted`` changes or removes, and for
+    each place it puts new lines among old ones (where there was no code) the
+    nearest old lines with code before and after it (None: none)."""
+    old, new = original.splitlines(), corrupted.splitlines()
+    if len(old) == len(new):
+        return [n for n, (a, b) in enumerate(zip(old, new, strict=True), 1) if a != b], []
+    code = [n for n, line in enumerate(old, 1) if _has_code(line)]
+    changed: list[int] = []
+    insertions: list[tuple[int | None, int | None]] = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, first, last, _, _ in matcher.get_opcodes():
+        changed += range(first + 1, last + 1) if tag != "equal" else ()
+        if tag in ("insert", "replace") and not any(map(_has_code, old[first:last])):
+            before, after = bisect.bisect_right(code, first), bisect.bisect_right(code, last)
+            insertions.append(
+                (code[before - 1] if before else None, code[after] if after < len(code) else None)
+            )
+    return changed, insertions
+
+
+def _has_code(line: str) -> bool:
+    return bool(line.strip()) and not line.lstrip().startswith("#")
 
 
 def _scopes(source: str, extent: Statement) -> object:

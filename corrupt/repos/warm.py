@@ -31,6 +31,7 @@ from corrupt.repos.sandbox import Sandbox, Service
 SERVER_SOURCE = Path(__file__).with_name("warm_server.py")
 REPLY_MARGIN = 30.0  # seconds past a run's deadline before the server counts as hung
 CHILD_FAILED = 70  # warm_server's exit status for a child that failed in corrupt's own code
+FROM_COVERAGE = "--collection-from-coverage"  # warm_server's first argument, when it applies
 
 
 class WarmUnavailable(Exception):
@@ -64,8 +65,17 @@ class WarmServer:
     """A warm pytest process serving one working tree; see the module docstring."""
 
     def __init__(
-        self, sandbox: Sandbox, env: Environment, tree: Path, *, startup_timeout: float
+        self,
+        sandbox: Sandbox,
+        env: Environment,
+        tree: Path,
+        *,
+        startup_timeout: float,
+        collection_from_coverage: bool = False,
     ) -> None:
+        """``collection_from_coverage``: each request's ``quiet`` comes from a coverage
+        map that records what ran outside tests, so the server need not record which
+        functions ran while it collected (:mod:`corrupt.repos.warm_server`)."""
         self.tree = tree
         self.module = module = plugin_module()
         server = f"_corrupt_warm_{secrets.token_hex(8)}"
@@ -74,6 +84,7 @@ class WarmServer:
         argv = [
             "python",
             f"{IO_DIR}/{server}.py",
+            *([FROM_COVERAGE] if collection_from_coverage else []),
             *base_argv(module)[3:],
             f"--corrupt-report={IO_DIR}/collect.jsonl",
             *suite_args(tree),

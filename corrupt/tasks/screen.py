@@ -393,6 +393,7 @@ class TreeScreener:
                     self.env,
                     self.workspace.path,
                     startup_timeout=self.budget.timeout,
+                    collection_from_coverage=bool(baseline.outside_tests),
                 )
             except WarmUnavailable as exc:
                 self.policy.disable(exc.reason)

@@ -125,8 +125,37 @@ def test_what_ran_outside_any_test_is_told_by_statement():
     mutant = replace_once(SOURCE, "(1 - clamp(", "(2 - clamp(")
     assert not ran_outside_tests(SOURCE, mutant, {TOTAL, 1, 3})  # def lines ran at import
     assert ran_outside_tests(SOURCE, mutant, {TOTAL, 33})
-    # module-level code, and changes that move lines, may always have
+    # module-level code may always have
     assert ran_outside_tests(
         SOURCE, replace_once(SOURCE, "quantity: int = 1", "quantity: int = 2"), ()
     )
-    assert ran_outside_tests(SOURCE, replace_once(SOURCE, "(1 - clamp(", "(\n1 - clamp("), ())
+
+
+def test_a_change_that_adds_or_removes_lines_is_told_by_the_statements_around_it():
+    split = replace_once(SOURCE, "(1 - clamp(", "(\n1 - clamp(")  # line 33 becomes two
+    assert not ran_outside_tests(SOURCE, split, {TOTAL, 32})  # the if's test ran, not its body
+    assert ran_outside_tests(SOURCE, split, {TOTAL, 33})
+    dropped = replace_once(
+        SOURCE, "    if discount:\n        total = total * (1 - clamp(discount, 0.0, 1.0))\n", ""
+    )
+    assert not ran_outside_tests(SOURCE, dropped, {TOTAL, 29, 30, 31, 34})
+    assert ran_outside_tests(SOURCE, dropped, {TOTAL, 33})
+    # a statement put between two others runs only if one of them did
+    added = replace_once(
+        SOURCE, "    return round(total, 2)\n", "    total += 1\n    return round(total, 2)\n"
+    )
+    assert not ran_outside_tests(SOURCE, added, {TOTAL})
+    assert ran_outside_tests(SOURCE, added, {TOTAL, 34})
+    assert ran_outside_tests(SOURCE, added, {TOTAL, 33})  # the end of the if's body, before it
+    # first in a block: it runs if the block's first statement did, whatever its header did
+    opened = replace_once(SOURCE, "    if discount:\n", "    if discount:\n        total += 1\n")
+    assert not ran_outside_tests(SOURCE, opened, {TOTAL, 32})
+    assert ran_outside_tests(SOURCE, opened, {TOTAL, 33})
+    # at the top of a body, the def beside it ran at import: the first statement tells
+    first = replace_once(SOURCE, '    """Sum of price', '    total = 1\n    """Sum of price')
+    assert not ran_outside_tests(SOURCE, first, {TOTAL})
+    assert ran_outside_tests(SOURCE, first, {TOTAL, 28})
+    # blank lines and comments removed between statements change nothing that runs
+    assert not ran_outside_tests(
+        SOURCE, replace_once(SOURCE, "\n\n\ndef parse_line", "\ndef parse_line"), {TOTAL, 1, 3, 29}
+    )

@@ -74,8 +74,9 @@ def original(ws) -> str:
 
 
 def warm_answer(
-    server, ws, new, tests, *, timeout=30.0, per_test_timeout=5.0, reimport=Reimport.NEVER
-) -> WarmRun:
+    server, ws, new, tests, *, timeout=30.0, per_test_timeout=5.0, reimport=Reimport.NEVER,
+    quiet=(),
+) -> WarmRun:  # fmt: skip
     before = original(ws)
     with ws.patched({LIB: new}):
         return server.run(
@@ -85,6 +86,7 @@ def warm_answer(
             max_failures=None,
             timeout=timeout,
             per_test_timeout=per_test_timeout,
+            quiet=quiet,
             reimport=reimport,
         )
 
@@ -195,6 +197,24 @@ def test_what_a_fork_cannot_see_a_reimporting_child_sees_as_a_fresh_process(
     assert list(answer.report.results) == list(fresh.results)
     # the server itself still holds the code it imported
     assert outcomes(warm_run(server, ws, original(ws), tests)) == dict.fromkeys(tests, "passed")
+
+
+def test_a_server_that_records_no_collection_swaps_only_quiet_files(shapes, ws):
+    """Told that the coverage knows what ran at collection, the server records nothing
+    then: a changed function in a file not named quiet may have run, and is declined."""
+    _, sandbox, env = shapes
+    server = WarmServer(sandbox, env, ws.path, startup_timeout=60, collection_from_coverage=True)
+    try:
+        corrupted = original(ws).replace("    return a + b\n", "    return a - b\n")
+        declined = warm_answer(server, ws, corrupted, GEOMETRY_TESTS)
+        assert declined.report is None
+        assert declined.declined == "ran while the suite was collected"
+        swapped = warm_run(server, ws, corrupted, GEOMETRY_TESTS, quiet=[LIB])
+        fresh = fresh_run(shapes, ws, corrupted, GEOMETRY_TESTS)
+        assert G + "test_add" in fresh.failing()
+        assert outcomes(swapped) == outcomes(fresh)
+    finally:
+        server.close()
 
 
 def test_a_reimporting_child_imports_the_tree_again_and_nothing_else(shapes, ws, server):
