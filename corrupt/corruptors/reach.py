@@ -186,9 +186,10 @@ def _replaced_lines(
     """1-based lines of ``original`` that ``corrupted`` changes or removes, and for
     each place it puts new lines among old ones (where there was no code) the
     nearest old lines with code before and after it (None: none)."""
+    same_length = _changed_lines(original, corrupted)
+    if same_length is not None:
+        return same_length, []
     old, new = original.splitlines(), corrupted.splitlines()
-    if len(old) == len(new):
-        return [n for n, (a, b) in enumerate(zip(old, new, strict=True), 1) if a != b], []
     code = [n for n, line in enumerate(old, 1) if _has_code(line)]
     changed: list[int] = []
     insertions: list[tuple[int | None, int | None]] = []
