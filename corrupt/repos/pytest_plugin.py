@@ -231,6 +231,11 @@ class _Reporter:
             }
         )
 
+    def pytest_unconfigure(self, config):
+        if self._out is not None:  # a pytest run inside a longer-lived process keeps no file open
+            os.close(self._out[1])
+            self._out = None
+
 
 def in_select_order(items, select):
     """``items`` with their test files in the order ``select`` names them first.
