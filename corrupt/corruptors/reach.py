@@ -1,27 +1,34 @@
-"""Which covering tests can see a mutant: the ones that ran the statement it changes.
+"""Which covering tests can see a mutant: the ones that ran the statements it changes.
 
-A single-site mutant that keeps the file's lines and every scope's names and
-kind (no new local, no ``yield`` turning a function into a generator) changes
-only what one statement does when it runs. A covering test that never ran
-that statement on the baseline runs the same code as before, so it passes as
-before: screening runs only the tests that ran the changed statement and
-counts the rest as passing. Same failures, fewer tests; a mutant of a
-statement no test runs is screened without running anything.
+A mutant that keeps every scope's names and kind (no new local, no
+``yield`` turning a function into a generator) changes only what some
+statements of one function do when they run. A covering test that never
+reached them on the baseline runs the same code as before, so it passes as
+before: screening runs only the tests that reached a change and counts the
+rest as passing. Same failures, fewer tests; a mutant of a statement no test
+runs is screened without running anything.
 
-The baseline's per-test line coverage says which tests ran a line, but a
-line can run without a record of its own (a constant folded into the line
-before it), so the unit is the innermost statement holding the changed line:
-a test that runs any of its code records at least one of its lines. Where
-any of this cannot be told (a changed def line or decorator, or a statement
-that ran at import or collection, whose effects reach tests that never ran
-it; lines added or removed; a statement with no code), every covering test
-runs.
+The two versions of the function are aligned block by block (a compound
+statement whose header did not change is compared inside). A block runs
+from its first statement on, so what replaces or removes statements is
+reached only by tests that ran the first of them, and a statement put
+between two only by tests that ran both. The baseline's per-test line
+coverage says which tests ran a line, but a line can run without a record
+of its own (a constant folded into the line before it), so the unit is the
+statement: a test that runs any of its code records at least one of its
+lines. Where any of this cannot be told (a changed signature or decorator,
+a statement that ran at import or collection, whose effects reach tests
+that never ran it, a statement with no code, statements put in a block that
+was empty), every covering test runs.
 
 What the baseline's coverage cannot show is state one test leaves for
 another: a module-scoped fixture built with the changed statement in its
-first test is seen by later tests that never ran it. Their failures go
-uncounted in screening (as with any coverage-based selection); a task's
-failing tests come from verification's full-suite runs all the same.
+first test is seen by later tests that never ran it. Nor does it show who
+looks at line numbers: lines added or removed move the code below them, and
+a test that compares a traceback of that code sees it without running the
+change. Such failures go uncounted in screening (as with any coverage-based
+selection); a task's failing tests come from verification's full-suite runs
+all the same.
 """
 
 from __future__ import annotations
@@ -47,25 +54,28 @@ def reaching_tests(
     covering: Sequence[str],
     line_tests: LineTests | None,
 ) -> list[str]:
-    """The tests of ``covering`` that ran a statement ``corrupted`` changes, in
-    ``covering``'s order; all of ``covering`` when that cannot be told."""
+    """The tests of ``covering`` that ran a statement ``corrupted`` changes or the
+    statements beside one it adds, in ``covering``'s order; all of ``covering``
+    when that cannot be told."""
     if line_tests is None:
         return list(covering)
     view = _function_view(original, def_line, qualname)
-    changed = _changed_lines(original, corrupted)
-    if view is None or changed is None or _scopes(corrupted, view.extent) != view.scopes:
+    anchors = view.anchors(original, corrupted) if view is not None else None
+    if view is None or anchors is None:
         return list(covering)
     ran: set[str] = set()
-    for line in changed:
-        statement = view.innermost(line)
-        if statement is None or not view.has_code(statement):
-            return list(covering)
-        at = range(statement[0], statement[1] + 1)
-        if not line_tests.outside.isdisjoint(at):
+    for group in anchors:
+        if any(not line_tests.outside.isdisjoint(range(a, b + 1)) for a, b in group):
             return list(covering)  # it ran at import or collection: every test may see it
-        for n in at:
-            ran.update(line_tests.tests.get(n, ()))
+        bounds = [_tests_of(s, line_tests) for s in group if view.has_code(s)]
+        if not bounds:
+            return list(covering)
+        ran |= set.intersection(*bounds)
     return [nodeid for nodeid in covering if nodeid in ran]
+
+
+def _tests_of(statement: Statement, line_tests: LineTests) -> set[str]:
+    return {t for n in range(statement[0], statement[1] + 1) for t in line_tests.tests.get(n, ())}
 
 
 def ran_outside_tests(original: str, corrupted: str, outside: Collection[int]) -> bool:
@@ -104,13 +114,8 @@ def _innermost(statements: Sequence[Statement], line: int) -> Statement | None:
 
 
 def _statements(body: Sequence[ast.stmt]) -> list[Statement]:
-    """Every statement in ``body``, nested ones too, from its first decorator."""
-    return [
-        (min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", ())]), s.end_lineno)
-        for top in body
-        for s in ast.walk(top)
-        if isinstance(s, ast.stmt) and s.end_lineno is not None
-    ]
+    """Every statement in ``body``, nested ones too."""
+    return [_span(s) for top in body for s in ast.walk(top) if isinstance(s, ast.stmt)]
 
 
 @functools.lru_cache(maxsize=8)
@@ -128,22 +133,124 @@ def _body_statements(source: str) -> list[Statement] | None:
     ]
 
 
+Group = tuple[Statement, ...]  # statements whose tests all ran a change (their intersection)
+BLOCKS = ("body", "orelse", "finalbody")
+
+
 class _FunctionView:
-    """The statements of one function's body and the lines its code runs on."""
+    """One function as the baseline ran it: its parse, the lines its code runs on,
+    and the file around it, so a mutant's version of it is found and compared."""
 
     def __init__(
-        self, statements: list[Statement], code_lines: set[int], extent: Statement, scopes: object
+        self, node: ast.stmt, code_lines: set[int], scopes: object, before: int, after: int
     ) -> None:
-        self.statements = statements
+        self.node = node
         self.code_lines = code_lines
-        self.extent = extent  # the function's lines, decorators included
         self.scopes = scopes
-
-    def innermost(self, line: int) -> Statement | None:
-        return _innermost(self.statements, line)
+        self.before, self.after = before, after  # the file's lines before and after it
 
     def has_code(self, statement: Statement) -> bool:
         return any(statement[0] <= line <= statement[1] for line in self.code_lines)
+
+    def anchors(self, original: str, corrupted: str) -> list[Group] | None:
+        """Where ``corrupted`` changes the function, as groups of its statements: a
+        test that runs a change ran every statement of one group. None when
+        that cannot be told: the change is outside the body (the signature, a
+        decorator, another function) or alters the function's scopes."""
+        old, new = original.splitlines(keepends=True), corrupted.splitlines(keepends=True)
+        end = len(new) - self.after
+        if old[: self.before] != new[: self.before] or old[len(old) - self.after :] != new[end:]:
+            return None
+        parsed = _parse_function("".join(new[self.before : end]))
+        if parsed is None:
+            return None
+        function, scopes, lines = parsed
+        if scopes != self.scopes:
+            return None
+        return _Alignment(old, lines).within(self.node, function)
+
+
+class _Alignment:
+    """Two versions of one function compared block by block. Statements are
+    compared by their text (a parse's dump cost more than the rest of the
+    check): one that only looks different counts as changed, which only
+    adds tests."""
+
+    def __init__(self, old_lines: list[str], new_lines: list[str]) -> None:
+        self.old_lines, self.new_lines = old_lines, new_lines
+
+    def within(self, old: ast.AST, new: ast.AST) -> list[Group] | None:
+        """The groups of changes inside ``old``'s blocks; None when ``old`` itself
+        changed (another kind of statement, a condition, a handler's exception,
+        statements put in a block that was empty)."""
+        if type(old) is not type(new):
+            return None
+        groups: list[Group] = []
+        for name, value in ast.iter_fields(old):
+            other = getattr(new, name)
+            if name in BLOCKS:
+                inner = self.aligned(value, other)
+            elif name == "handlers" and len(value) == len(other):
+                inner = []
+                for handler, counterpart in zip(value, other, strict=True):
+                    found = self.within(handler, counterpart)
+                    if found is None:
+                        return None
+                    inner += found
+            else:
+                inner = None if _key(value) != _key(other) else []
+            if inner is None:
+                return None
+            groups += inner
+        return groups
+
+    def aligned(self, old: list[ast.stmt], new: list[ast.stmt]) -> list[Group] | None:
+        """Changes between two versions of one block, aligned statement by statement.
+
+        A block runs from its first statement on, so a test that reaches any
+        place in it ran the statement there: what replaces or removes
+        statements is reached through the first of them; what is put between
+        two ran after the one before it and before the one after it (both
+        statements of its group).
+        """
+        keys = [_text(s, self.old_lines) for s in old], [_text(s, self.new_lines) for s in new]
+        matcher = difflib.SequenceMatcher(None, *keys, autojunk=False)
+        groups: list[Group] = []
+        for tag, first, last, new_first, new_last in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            if not old:
+                return None  # statements put in an empty block (a new ``else``)
+            inner = None
+            if tag == "replace" and last - first == new_last - new_first == 1:
+                inner = self.within(old[first], new[new_first])
+            if inner is not None:
+                groups += inner
+            elif tag == "insert":
+                groups.append(tuple(map(_span, old[max(first - 1, 0) : first + 1])))
+            else:
+                groups.append((_span(old[first]),))
+        return groups
+
+
+def _text(statement: ast.stmt, lines: list[str]) -> str:
+    first, last = _span(statement)
+    return "".join(lines[first - 1 : last])
+
+
+def _key(value: object) -> object:
+    """A field's value, compared without positions."""
+    if isinstance(value, ast.AST):
+        return ast.dump(value)
+    if isinstance(value, list):
+        return [_key(v) for v in value]
+    return value
+
+
+def _span(statement: ast.stmt) -> Statement:
+    """A statement's first and last line, from its first decorator."""
+    decorators = getattr(statement, "decorator_list", ())
+    return min([statement.lineno] + [d.lineno for d in decorators]), statement.end_lineno or 0
 
 
 @functools.lru_cache(maxsize=8)
@@ -157,7 +264,6 @@ def _function_view(source: str, def_line: int, qualname: str) -> _FunctionView |
     node = function_at(tree, def_line, qualname)
     if node is None:
         return None
-    statements = _statements(node.body)
     first, last = node.body[0].lineno, node.end_lineno or node.lineno
     code_lines = {
         line
@@ -165,11 +271,31 @@ def _function_view(source: str, def_line: int, qualname: str) -> _FunctionView |
         for _, _, line in code.co_lines()
         if line is not None and first <= line <= last
     }
-    extent = (min([node.lineno] + [d.lineno for d in node.decorator_list]), last)
-    scopes = _scopes(source, extent)
-    if scopes is None:  # it does not compile on its own (a ``nonlocal`` of an outer scope)
+    start = _span(node)[0]
+    lines = source.splitlines(keepends=True)
+    parsed = _parse_function("".join(lines[start - 1 : last]))
+    if parsed is None:  # it does not compile on its own (a ``nonlocal`` of an outer scope)
         return None
-    return _FunctionView(statements, code_lines, extent, scopes)
+    return _FunctionView(node, code_lines, parsed[1], start - 1, len(lines) - last)
+
+
+def _parse_function(text: str) -> tuple[ast.stmt, object, list[str]] | None:
+    """A function's text (decorators included) parsed and compiled on its own: its
+    node, its scope shape (a whole mutant file would cost a compile of every
+    line for each candidate) and the lines its positions count; None unless it
+    holds exactly one function."""
+    indented = text[:1].isspace()
+    if indented:
+        text = "if 1:\n" + text  # a method or nested function keeps its indentation
+    try:
+        tree = ast.parse(text)
+        code = compile(tree, "<reach>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    body = tree.body[0].body if indented and isinstance(tree.body[0], ast.If) else tree.body
+    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    return body[0], _scope_shape(code), text.splitlines(keepends=True)
 
 
 def _changed_lines(original: str, corrupted: str) -> list[int] | None:
@@ -206,19 +332,6 @@ def _replaced_lines(
 
 def _has_code(line: str) -> bool:
     return bool(line.strip()) and not line.lstrip().startswith("#")
-
-
-def _scopes(source: str, extent: Statement) -> object:
-    """The scope shape of the function on ``extent``'s lines, compiled on its own (a
-    mutant's whole file would cost a compile of every line for each candidate)."""
-    lines = source.splitlines(keepends=True)[extent[0] - 1 : extent[1]]
-    text = "".join(lines)
-    if text[:1].isspace():
-        text = "if 1:\n" + text  # a method or nested function keeps its indentation
-    try:
-        return _scope_shape(compile(text, "<reach>", "exec", dont_inherit=True))
-    except (SyntaxError, ValueError):
-        return None
 
 
 def _scope_shape(module: types.CodeType) -> list[tuple[object, ...]]:

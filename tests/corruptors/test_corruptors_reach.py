@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 
 import pytest
@@ -9,9 +10,12 @@ from corrupt_screener import CORE, core_source, def_line, inventory, replace_onc
 
 from corrupt.corruptors.adversarial import adversarial_search
 from corrupt.corruptors.models import CorruptionRequest, TargetSource
+from corrupt.corruptors.operators import generate_mutants
 from corrupt.corruptors.reach import ran_outside_tests, reaching_tests
+from corrupt.corruptors.screening import screen
 from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.coverage import LineTests
+from corrupt.source.functions import function_at
 
 SOURCE = core_source()
 TOTAL = def_line(SOURCE, "total_price")  # body: lines 28-34, the discount on 32-33
@@ -57,7 +61,7 @@ def test_a_line_without_a_record_of_its_own_counts_through_its_statement():
 @pytest.mark.parametrize(
     "old, new, why",
     [
-        ("    total = 0.0\n", "    total = 0.0\n    total = 0.0\n", "a line added"),
+        ("    total = 0.0\n", "    total = 0.0\n    total = 0.0\n", "between two all ran"),
         ("total += line_total(item)", "totals = line_total(item)", "a new local"),
         ("total += line_total(item)", "yield line_total(item)", "now a generator"),
         ("def total_price(items, discount=0.0):", "def total_price(items, discount=0.5):", "def"),
@@ -159,3 +163,75 @@ def test_a_change_that_adds_or_removes_lines_is_told_by_the_statements_around_it
     assert not ran_outside_tests(
         SOURCE, replace_once(SOURCE, "\n\n\ndef parse_line", "\ndef parse_line"), {TOTAL, 1, 3, 29}
     )
+
+
+def test_a_change_that_adds_or_removes_lines_reaches_the_tests_that_ran_where_it_is():
+    # put last in the loop's body: it runs after the statement before it
+    looped = replace_once(
+        SOURCE, "        total += line_total(item)\n", "        total += line_total(item)\n" * 2
+    )
+    assert reach(looped) == ["t_plain"]
+    discounted = "        total = total * (1 - clamp(discount, 0.0, 1.0))\n"
+    assert reach(replace_once(SOURCE, discounted, "        total -= 1\n" + discounted)) == [
+        "t_half",
+        "t_quarter",
+    ]
+    guarded = "        if total:\n    " + discounted  # a statement wrapped in a new guard
+    assert reach(replace_once(SOURCE, discounted, guarded)) == ["t_half", "t_quarter"]
+    split = replace_once(SOURCE, "(1 - clamp(", "(\n            1 - clamp(")
+    assert reach(split) == []  # one statement on two lines: nothing else runs
+    # the whole if removed: reached through its test, which every covering test ran
+    assert reach(replace_once(SOURCE, "    if discount:\n" + discounted, "")) == list(COVERING)
+    # taken out of its block, it runs wherever the if ran: as many tests as the if
+    moved_out = replace_once(SOURCE, discounted, "        pass\n" + discounted[4:])
+    assert reach(moved_out) == list(COVERING)
+
+
+def test_a_statement_put_between_two_reaches_the_tests_that_ran_both():
+    lines = LineTests({**LINES.tests, 32: ("t_plain", "t_half", "t_quarter")})
+    before_return = replace_once(SOURCE, "    return round(", "    total += 1\n    return round(")
+    assert reach(before_return, lines) == ["t_plain", "t_half", "t_quarter"]
+    # a new else: nothing of it ran before, so the if's tests stand for it
+    new_else = replace_once(
+        SOURCE,
+        "clamp(discount, 0.0, 1.0))\n",
+        "clamp(discount, 0.0, 1.0))\n    else:\n        total += 1\n",
+    )
+    assert reach(new_else, lines) == ["t_plain", "t_half", "t_quarter"]
+    # a change outside the function, besides one in it: not told
+    both = replace_once(
+        replace_once(before_return, "(1 - clamp(", "(2 - clamp("), "low, high", "low, top"
+    )
+    assert reach(both, lines) == list(COVERING)
+
+
+def test_every_mutant_that_adds_or_removes_lines_fails_the_same_tests_on_those_it_reaches(
+    inventory,  # noqa: F811
+):
+    """On the real baseline's coverage: running only the reached tests loses no failure."""
+    screener, passing = inventory
+    baseline = compute_baseline(
+        screener.workspace.checkout, screener.sandbox, screener.env,
+        cache_dir=screener.workspace.path.parent / "baseline-cache",
+    )  # fmt: skip
+    fewer = 0
+    for name in ("total_price", "Warehouse.load", "Warehouse.restock", "clamp", "Warehouse.take"):
+        line = def_line(SOURCE, name.rsplit(".", 1)[-1])
+        qualname = f"inventory.core.{name}"
+        mutants = [
+            m
+            for m in generate_mutants(SOURCE, CORE, qualname, line, seed=0)
+            if m.corrupted.count("\n") != SOURCE.count("\n")
+        ]
+        assert mutants, name
+        function = function_at(ast.parse(SOURCE), line, qualname)
+        assert function is not None and function.end_lineno is not None
+        lines = LineTests.of(baseline, CORE, line, function.end_lineno)
+        covering = sorted({t for tests in lines.tests.values() for t in tests} & passing)
+        for mutant in mutants:
+            reached = reaching_tests(SOURCE, mutant.corrupted, line, qualname, covering, lines)
+            every = screen(screener, {CORE: mutant.corrupted}, covering, passing, None)
+            some = screen(screener, {CORE: mutant.corrupted}, reached, passing, None)
+            assert some.failing == every.failing, (qualname, mutant.description)
+            fewer += len(reached) < len(covering)
+    assert fewer >= 3
