@@ -90,9 +90,10 @@ def ran_outside_tests(original: str, corrupted: str, outside: Collection[int]) -
         return True
     old = original.splitlines()
     changed, insertions = _replaced_lines(original, corrupted)
+    lines = frozenset(outside)  # a file's every def line is in it: slow to scan as a list
 
     def ran(statement: Statement | None) -> bool:
-        return statement is not None and any(statement[0] <= n <= statement[1] for n in outside)
+        return statement is not None and not lines.isdisjoint(range(statement[0], statement[1] + 1))
 
     for line in changed:
         statement = _innermost(statements, line)
