@@ -12,14 +12,15 @@ The two versions of the function are aligned block by block (a compound
 statement whose header did not change is compared inside). A block runs
 from its first statement on, so what replaces or removes statements is
 reached only by tests that ran the first of them, and a statement put
-between two only by tests that ran both. The baseline's per-test line
-coverage says which tests ran a line, but a line can run without a record
-of its own (a constant folded into the line before it), so the unit is the
-statement: a test that runs any of its code records at least one of its
-lines. Where any of this cannot be told (a changed signature or decorator,
-a statement that ran at import or collection, whose effects reach tests
-that never ran it, a statement with no code, statements put in a block that
-was empty), every covering test runs.
+between two only by tests that ran both; statements put in a block that was
+empty (a new ``else``) count as a change to the statement holding it. The
+baseline's per-test line coverage says which tests ran a line, but a line
+can run without a record of its own (a constant folded into the line before
+it), so the unit is the statement: a test that runs any of its code records
+at least one of its lines. Where any of this cannot be told (a changed
+signature or decorator, a statement that ran at import or collection, whose
+effects reach tests that never ran it, a statement with no code), every
+covering test runs.
 
 What the baseline's coverage cannot show is state one test leaves for
 another: a module-scoped fixture built with the changed statement in its
@@ -173,9 +174,9 @@ class _FunctionView:
 
 class _Alignment:
     """Two versions of one function compared block by block. Statements are
-    compared by their text (a parse's dump cost more than the rest of the
-    check): one that only looks different counts as changed, which only
-    adds tests."""
+    aligned by their text (dumping their parses cost more than the rest of
+    the check); where one statement's text replaces another's, their parses
+    are compared, so one only split over more lines changes nothing."""
 
     def __init__(self, old_lines: list[str], new_lines: list[str]) -> None:
         self.old_lines, self.new_lines = old_lines, new_lines

@@ -235,3 +235,26 @@ def test_every_mutant_that_adds_or_removes_lines_fails_the_same_tests_on_those_i
             assert some.failing == every.failing, (qualname, mutant.description)
             fewer += len(reached) < len(covering)
     assert fewer >= 3
+
+
+def test_a_handler_is_compared_inside_while_its_exception_stays():
+    source = (
+        "def f(x):\n"
+        "    try:\n"
+        "        y = g(x)\n"
+        "        z = 1\n"
+        "    except ValueError:\n"
+        "        y = 0\n"
+        "        z = 2\n"
+        "    return y + z\n"
+    )
+    lines = LineTests(
+        {2: ("a", "b"), 3: ("a", "b"), 4: ("a",), 6: ("b",), 7: ("b",), 8: ("a", "b")}
+    )
+
+    def reach_f(old: str, new: str) -> list[str]:
+        return reaching_tests(source, replace_once(source, old, new), 1, "f", ("a", "b"), lines)
+
+    assert reach_f("        z = 2\n", "") == ["b"]
+    assert reach_f("        z = 1\n", "") == ["a"]
+    assert reach_f("except ValueError:", "except TypeError:") == ["a", "b"]
