@@ -61,7 +61,7 @@ def reaching_tests(
     if line_tests is None:
         return list(covering)
     view = _function_view(original, def_line, qualname)
-    anchors = view.anchors(original, corrupted) if view is not None else None
+    anchors = view.anchors(corrupted) if view is not None else None
     if view is None or anchors is None:
         return list(covering)
     ran: set[str] = set()
@@ -144,22 +144,24 @@ class _FunctionView:
     and the file around it, so a mutant's version of it is found and compared."""
 
     def __init__(
-        self, node: ast.stmt, code_lines: set[int], scopes: object, before: int, after: int
+        self, node: ast.stmt, code_lines: set[int], scopes: object, lines: list[str], end: int
     ) -> None:
         self.node = node
         self.code_lines = code_lines
         self.scopes = scopes
-        self.before, self.after = before, after  # the file's lines before and after it
+        self.lines = lines  # the file's, ends kept
+        self.before = _span(node)[0] - 1  # how many lines of the file precede the function
+        self.after = len(lines) - end  # and follow it
 
     def has_code(self, statement: Statement) -> bool:
         return any(statement[0] <= line <= statement[1] for line in self.code_lines)
 
-    def anchors(self, original: str, corrupted: str) -> list[Group] | None:
+    def anchors(self, corrupted: str) -> list[Group] | None:
         """Where ``corrupted`` changes the function, as groups of its statements: a
         test that runs a change ran every statement of one group. None when
         that cannot be told: the change is outside the body (the signature, a
         decorator, another function) or alters the function's scopes."""
-        old, new = original.splitlines(keepends=True), corrupted.splitlines(keepends=True)
+        old, new = self.lines, corrupted.splitlines(keepends=True)
         end = len(new) - self.after
         if old[: self.before] != new[: self.before] or old[len(old) - self.after :] != new[end:]:
             return None
@@ -273,12 +275,11 @@ def _function_view(source: str, def_line: int, qualname: str) -> _FunctionView |
         for _, _, line in code.co_lines()
         if line is not None and first <= line <= last
     }
-    start = _span(node)[0]
     lines = source.splitlines(keepends=True)
-    parsed = _parse_function("".join(lines[start - 1 : last]))
+    parsed = _parse_function("".join(lines[_span(node)[0] - 1 : last]))
     if parsed is None:  # it does not compile on its own (a ``nonlocal`` of an outer scope)
         return None
-    return _FunctionView(node, code_lines, parsed[1], start - 1, len(lines) - last)
+    return _FunctionView(node, code_lines, parsed[1], lines, last)
 
 
 def _parse_function(text: str) -> tuple[ast.stmt, object, list[str]] | None:
