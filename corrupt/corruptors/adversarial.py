@@ -12,12 +12,14 @@ runs, each stopped by a failure budget of ``min_failing`` (enough to know a
 mutant qualifies, no more), and the search stops once ``enough`` mutants have
 qualified. A budget truncates the one figure ranking needs most (how many of
 the covering tests fail); a truncated count is a lower bound, so the top
-survivor is re-run until the top is exactly measured, at most ``rank_runs``
-re-runs (by default as many as ``enough``, so the chosen mutant is always
-measured exactly). Once one survivor is measured exactly, a re-run stops at
-the failure that makes it score worse than that one: it can no longer be
-chosen, and the choice is the one full re-runs would make. Total runs per
-target are at most ``max_candidates + rank_runs``. Candidates are visited round-robin over
+survivor's run is carried on (the tests it did not reach run, with a new
+budget: :func:`~corrupt.corruptors.screening.resume`) until the top is
+exactly measured, at most ``rank_runs`` times (by default as many as
+``enough``, so the chosen mutant is always measured exactly). Once one
+survivor is measured exactly, a carried-on run stops at the failure that
+makes it score worse than that one: it can no longer be chosen, and the
+choice is the one full re-runs would make. Total runs per target are at
+most ``max_candidates + rank_runs``. Candidates are visited round-robin over
 operators in a seeded order, so the first few runs already try different kinds
 of bug, and the same seed always gives the same result.
 """
@@ -51,6 +53,7 @@ from corrupt.corruptors.screening import (
     Screening,
     Subtlety,
     effect_of,
+    resume,
     screen,
     subtlety,
 )
@@ -172,24 +175,25 @@ def adversarial_search(
 
     # A budget-truncated count is a lower bound on the failing share, which
     # dominates the score, so a truncated survivor mostly ranks worse once
-    # measured: re-run the top until it is exact (lazy evaluation).
+    # measured: carry the top's run on until it is exact (lazy evaluation).
     for _ in range(rank_runs):
         _rank(survivors, distance_to)
         top = survivors[0]
         if top.result.exact:
             break
-        again = screen(
+        again = resume(
             screener,
             {file: top.mutant.corrupted},
             top.reached,
+            top.result,
             baseline_passing,
             _losing_failures(top, survivors, distance_to),
             covering=len(tests),
         )
-        if again.error or again.timed_out or (again.exact and len(again.failing) < min_failing):
-            survivors.pop(0)  # flaky when run again: not a reliable task
+        if again.error or again.timed_out:
+            survivors.pop(0)  # its other tests hang or cannot run: not a reliable task
             if not survivors:
-                detail = "no surviving mutant: the survivors did not fail reliably"
+                detail = "no surviving mutant: the survivors' other tests timed out or did not run"
                 return reject(RejectionKind.NO_SURVIVOR, detail)
         else:
             top.result = again

@@ -10,6 +10,7 @@ target (the traceback does not point at it).
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -83,6 +84,43 @@ def screen(
     exact = not report.stopped_early and not report.timed_out
     ran = len(selected) if selected is not None else report.collected
     return Screening(failing, _count(covering, ran), exact, report.timed_out, report)
+
+
+def resume(
+    screener: Screener,
+    files: dict[str, str],
+    tests: Sequence[str],
+    earlier: Screening,
+    baseline_passing: set[str],
+    budget: int | None,
+    *,
+    covering: int | None = None,
+) -> Screening:
+    """``earlier``, a run of ``tests`` that its failure budget cut short, carried on to a
+    new ``budget`` (failures of both parts; None: no budget).
+
+    Only the tests it did not reach run, and their results join its own: running
+    every test again repeated what was known, and a ranking re-run of a survivor
+    is mostly such a carry-on. The tests run where a fresh run would put them,
+    in a process of their own, like any screening run of a subset of the
+    covering tests (state one test leaves for another is not screening's to see).
+    """
+    assert earlier.report is not None
+    done = earlier.report.results
+    failed = len(earlier.report.failing())
+    rest = [nodeid for nodeid in tests if nodeid not in done]
+    left = None if budget is None else max(budget - failed, 1)
+    later = screen(screener, files, rest, baseline_passing, left, covering=covering)
+    if later.report is None:
+        return later
+    report = dataclasses.replace(
+        later.report,
+        results={**done, **later.report.results},
+        duration=earlier.report.duration + later.report.duration,
+    )
+    return dataclasses.replace(
+        later, failing=sorted(report.failing() & baseline_passing), report=report
+    )
 
 
 def _count(covering: int | None, ran: int) -> int:

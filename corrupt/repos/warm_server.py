@@ -251,6 +251,7 @@ def child(session, reporter, request, plan, positions):
     session.config.option.maxfail = request.get("maxfail") or 0
     session.testsfailed = 0
     session.shouldfail = session.shouldstop = False
+    without_progress(session.config)
     reporter.write({"kind": "collected", "count": len(items)})
     for index, item in enumerate(items):
         nextitem = items[index + 1] if index + 1 < len(items) else None
@@ -259,6 +260,26 @@ def child(session, reporter, request, plan, positions):
             break
     reporter.finish(session)
     return 0
+
+
+PROGRESS_HOOKS = ("pytest_runtest_logstart", "pytest_runtest_logreport", "pytest_runtest_logfinish")
+
+
+def without_progress(config):
+    """Take the terminal reporter's per-test hooks out of this child's hook calls.
+
+    They print a child's progress (a mark per test, into the server's log)
+    and cost about 0.07 ms a test, 15% of a child's loop over marshmallow's
+    suite; nothing reads them, and no summary is printed here. The reporter
+    stays registered (plugins ask it for the terminal writer). pluggy keeps
+    a hook's implementations in ``_hookimpls`` since 1.0; elsewhere nothing
+    changes.
+    """
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    for name in PROGRESS_HOOKS:
+        impls = getattr(getattr(config.hook, name, None), "_hookimpls", None)
+        if terminal is not None and isinstance(impls, list):
+            impls[:] = [impl for impl in impls if impl.plugin is not terminal]
 
 
 def reimporting_child(tree_modules, reimport):

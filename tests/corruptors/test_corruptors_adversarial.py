@@ -5,7 +5,14 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from corrupt_screener import CORE, core_source, def_line, inventory, request  # noqa: F401
+from corrupt_screener import (  # noqa: F401
+    CORE,
+    core_source,
+    def_line,
+    inventory,
+    replace_once,
+    request,
+)
 
 from corrupt.corruptors.adversarial import _losing_failures, _Survivor, adversarial_search
 from corrupt.corruptors.models import Mutant, Rejection, RejectionKind
@@ -15,6 +22,8 @@ from corrupt.corruptors.screening import (
     FrameNames,
     Screening,
     hop_distance,
+    resume,
+    screen,
     subtlety,
 )
 from corrupt.corruptors.validate import tells
@@ -244,3 +253,34 @@ def test_a_rerun_stops_where_its_survivor_can_no_longer_be_chosen():
     # with one fewer it might not
     assert budget / 200 + SIZE_WEIGHT * 2 > best >= (budget - 1) / 200 + SIZE_WEIGHT * 2
     assert _survivor(budget, 200, True, 2).subtlety(None).score > best
+
+
+def test_a_run_cut_short_is_carried_on_with_the_tests_it_did_not_reach(inventory):  # noqa: F811
+    screener, passing = inventory
+    files = {
+        CORE: replace_once(SOURCE, "item.price * item.quantity", "item.price * item.quantity * 2")
+    }
+    tests = covering(passing, "total_price", "parse_line")
+    full = screen(screener, files, tests, passing, None)
+    assert full.exact and len(full.failing) >= 4
+    cut = screen(screener, files, tests, passing, 2)
+    assert not cut.exact and len(cut.failing) == 2
+
+    asked: list[tuple[list[str], int | None]] = []
+
+    class Recording:
+        runs = 0
+
+        def __call__(self, files, selected, budget):
+            asked.append((list(selected), budget))
+            return screener(files, selected, budget)
+
+    carried = resume(Recording(), files, tests, cut, passing, None)
+    assert carried.exact and carried.failing == full.failing
+    assert carried.report is not None and set(carried.report.results) == set(tests)
+    ran, budget = asked[-1]
+    assert budget is None and sorted(ran) == sorted(set(tests) - set(cut.report.results))
+
+    # A budget counts the failures of both parts.
+    stopped = resume(Recording(), files, tests, cut, passing, 3)
+    assert asked[-1][1] == 1 and not stopped.exact and len(stopped.failing) == 3

@@ -566,3 +566,12 @@ def test_a_served_command_gets_the_same_box_as_a_run(shapes, ws, monkeypatch):
         service.close()
     with pytest.raises(SandboxError):
         service.send({})
+
+
+def test_a_child_writes_no_progress_for_its_tests(server, ws):
+    log = server.service.scratch / "stderr"  # the server's stdout and stderr
+    before = log.read_bytes()
+    report = warm_run(server, ws, original(ws), GEOMETRY_TESTS)
+    assert set(outcomes(report).values()) == {"passed"}
+    assert len(report.results) == len(GEOMETRY_TESTS)
+    assert log.read_bytes() == before
