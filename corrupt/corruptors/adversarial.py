@@ -167,7 +167,7 @@ def adversarial_search(
             entry["outcome"] = "too few failing"
         else:
             entry["outcome"] = "survivor"
-            names = FrameNames(file, mutant.corrupted, qualname, def_line)
+            names = FrameNames(file, mutant.corrupted, qualname, def_line, original=source)
             survivors.append(_Survivor(mutant, result, names, reached))
 
     if not survivors:

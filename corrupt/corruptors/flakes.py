@@ -25,7 +25,7 @@ from typing import Any
 
 from pyflakes.checker import Checker
 
-from corrupt.source.functions import function_at
+from corrupt.source.functions import AstFunction, function_at
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -45,18 +45,16 @@ def findings(
     """
     if where is not None and GLOBAL_WORDS.search(source):
         return None
-    tree = None
-    if where is not None and original is not None:
-        tree = _spliced(original, source, *where)
-    if tree is None:
-        tree = _parse(source)
+    spliced = _spliced(original, source, *where) if where and original is not None else None
+    tree = spliced[0] if spliced else _parse(source)
     if tree is None:
         return None
     kept: set[int] | None = None
     if where is not None:
-        kept = _kept(tree, *where)
-        if kept is None:
+        target = spliced[1] if spliced else function_at(tree, where[1], where[0])
+        if target is None:
             return None
+        kept = _kept(tree, target)
     checker = _Checker(tree, kept)
     return Counter(f"{type(m).__name__}{m.message_args}" for m in checker.messages)
 
@@ -71,11 +69,14 @@ def _parse(source: str) -> ast.Module | None:
 _parsed_original = functools.lru_cache(maxsize=8)(_parse)  # pyflakes only annotates the nodes
 
 
-def _spliced(original: str, source: str, qualname: str, def_line: int) -> ast.Module | None:
-    """``original``'s parse with the function at ``def_line`` parsed again from ``source``;
-    None unless ``source`` differs from ``original`` only inside it, on as many lines."""
+def _spliced(
+    original: str, source: str, qualname: str, def_line: int
+) -> tuple[ast.Module, AstFunction] | None:
+    """``original``'s parse with the function at ``def_line`` parsed again from ``source``,
+    and that function; None unless ``source`` differs from ``original`` only inside it,
+    on as many lines."""
     tree = _parsed_original(original)
-    target = function_at(tree, def_line, qualname) if tree else None
+    target = _original_function(original, qualname, def_line) if tree else None
     old, new = original.splitlines(keepends=True), source.splitlines(keepends=True)
     if tree is None or target is None or target.end_lineno is None or len(old) != len(new):
         return None
@@ -89,10 +90,19 @@ def _spliced(original: str, source: str, qualname: str, def_line: int) -> ast.Mo
     if fragment is None:
         return None
     body = fragment.body[0].body if indented else fragment.body  # type: ignore[attr-defined]
-    if len(body) != 1 or type(body[0]) is not type(target) or body[0].name != target.name:
+    new_target = body[0]
+    if type(new_target) is not type(target) or len(body) != 1 or new_target.name != target.name:
         return None
     ast.increment_lineno(fragment, first - (2 if indented else 1))
-    return _replaced(tree, target, body[0])  # type: ignore[return-value]
+    replaced = _replaced(tree, target, new_target)
+    return (replaced, new_target) if isinstance(replaced, ast.Module) else None
+
+
+@functools.lru_cache(maxsize=32)
+def _original_function(original: str, qualname: str, def_line: int) -> AstFunction | None:
+    """The function in ``original``'s cached parse (found once: finding it walks the file)."""
+    tree = _parsed_original(original)
+    return function_at(tree, def_line, qualname) if tree else None
 
 
 def _replaced(node: ast.AST, target: ast.AST, new: ast.AST) -> ast.AST | None:
@@ -122,13 +132,11 @@ def _replaced(node: ast.AST, target: ast.AST, new: ast.AST) -> ast.AST | None:
 GLOBAL_WORDS = re.compile(r"\b(global|nonlocal)\b")
 
 
-def _kept(tree: ast.Module, qualname: str, def_line: int) -> set[int] | None:
-    """ids of the function nodes whose bodies a scoped check runs: the target's,
+def _kept(tree: ast.Module, target: ast.AST) -> set[int]:
+    """ids of the function nodes whose bodies a scoped check runs: ``target``'s,
     those nested in it and those enclosing it (found by descending only into
     nodes whose lines hold the target's ``def``)."""
-    target = function_at(tree, def_line, qualname)
-    if target is None:
-        return None
+    def_line = getattr(target, "lineno", 0)
     kept = {id(n) for n in ast.walk(target) if isinstance(n, FUNCTIONS)}
     around: list[ast.AST] = [tree]
     while around:

@@ -415,7 +415,7 @@ class _Session:
                 f"{self.min_failing} must fail. Make the bug affect behaviour the tests check."
                 + report
             )
-        names = FrameNames(self.file, corrupted, self.qualname, self.def_line)
+        names = FrameNames(self.file, corrupted, self.qualname, self.def_line, self.source)
         score = subtlety(result, len(entry["lines"]), names, self.distance_to).score
         entry.update(outcome="valid", score=score)
         self.valid += 1

@@ -42,6 +42,7 @@ import types
 from collections.abc import Collection, Sequence
 
 from corrupt.repos.coverage import LineTests
+from corrupt.source.edits import common_ends
 from corrupt.source.functions import function_at
 
 Statement = tuple[int, int]  # first and last line
@@ -322,8 +323,12 @@ def _replaced_lines(
     code = [n for n, line in enumerate(old, 1) if _has_code(line)]
     changed: list[int] = []
     insertions: list[tuple[int | None, int | None]] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    head, tail = common_ends(old, new)
+    matcher = difflib.SequenceMatcher(
+        None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False
+    )
     for tag, first, last, _, _ in matcher.get_opcodes():
+        first, last = first + head, last + head
         changed += range(first + 1, last + 1) if tag != "equal" else ()
         if tag in ("insert", "replace") and not any(map(_has_code, old[first:last])):
             before, after = bisect.bisect_right(code, first), bisect.bisect_right(code, last)

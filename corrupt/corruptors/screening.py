@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from corrupt.corruptors.models import DistanceTo, Effect, Screener
 from corrupt.errors import CorruptError
 from corrupt.repos.models import Frame, TestReport, TestResult
+from corrupt.source.edits import common_ends, split_lines
 from corrupt.source.functions import extent, functions_in, matches
 
 # Exception types that mean "a test's expectation was not met" rather than "the code crashed".
@@ -143,12 +146,14 @@ class FrameNames:
     names simply match nothing in the call graph.
     """
 
-    def __init__(self, file: str, source: str, qualname: str, def_line: int) -> None:
+    def __init__(
+        self, file: str, source: str, qualname: str, def_line: int, original: str | None = None
+    ) -> None:
+        """``original``: the file ``source`` corrupts, when only the target's body differs;
+        its table of functions (parsed once) is reused for every candidate."""
         self.file = file
-        self.functions: list[tuple[int, int, int, str]] = []  # def line, end, first line, path
-        for path, node in functions_in(ast.parse(source)):
-            first, end = extent(node)
-            self.functions.append((node.lineno, end, first, path))
+        moved = _moved_rows(original, source, def_line, qualname) if original else None
+        self.functions = moved if moved is not None else list(_function_rows(source))
         target = next(
             (f for f in self.functions if f[0] == def_line and matches(qualname, f[3])), None
         )
@@ -165,6 +170,46 @@ class FrameNames:
         module = frame.file.removesuffix(".py").removesuffix("/__init__")
         module = module.removeprefix("src/").replace("/", ".")
         return f"{module}.{frame.function}"
+
+
+Row = tuple[int, int, int, str]  # a function's def line, last line, first line, in-file path
+
+
+@functools.lru_cache(maxsize=8)
+def _function_rows(source: str) -> tuple[Row, ...]:
+    rows = []
+    for path, node in functions_in(ast.parse(source)):
+        first, end = extent(node)
+        rows.append((node.lineno, end, first, path))
+    return tuple(rows)
+
+
+def _moved_rows(original: str, source: str, def_line: int, qualname: str) -> list[Row] | None:
+    """``original``'s functions as they lie in ``source``, a version that changes the
+    body of the one at ``def_line`` alone (those below it move with the lines it adds
+    or removes); None when that cannot be told without parsing ``source``: the
+    change reaches past the function, or either version defines functions inside it."""
+    rows = _function_rows(original)
+    target = next((r for r in rows if r[0] == def_line and matches(qualname, r[3])), None)
+    if target is None:
+        return None
+    first, end = target[2], target[1]
+    if any(first <= r[2] and r[1] <= end for r in rows if r is not target):
+        return None
+    old, new = split_lines(original), split_lines(source)
+    head, tail = common_ends(old, new)
+    delta = len(new) - len(old)
+    if head < def_line or tail < len(old) - end:
+        return None
+    if any(DEF.match(line) for line in new[def_line : end + delta]):
+        return None
+    return [
+        (d + delta, e + delta, f + delta, p) if f > end else (d, e + delta if e >= end else e, f, p)
+        for d, e, f, p in rows
+    ]
+
+
+DEF = re.compile(r"\s*(async\s+)?def\b")
 
 
 def hop_distance(

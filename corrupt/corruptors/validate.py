@@ -21,7 +21,8 @@ from collections import Counter
 
 from corrupt.corruptors.flakes import findings
 from corrupt.corruptors.operators import mutant_problem
-from corrupt.source.functions import function_at, span_of
+from corrupt.source.edits import common_ends, split_lines
+from corrupt.source.functions import extent, function_at, span_of
 
 
 @functools.lru_cache(maxsize=32)
@@ -57,42 +58,63 @@ def new_pyflakes_findings(
 
 def comments(source: str) -> Counter[str]:
     """The comment tokens of a piece of code (empty if it does not tokenize)."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return Counter()
-    return Counter(t.string.strip() for t in tokens if t.type == tokenize.COMMENT)
+    return _tokenized_comments(source) or Counter()
 
 
 LEXICAL = frozenset("#'\"\\")  # the characters that start comments and strings or escape
 
 
-def comment_added(original: str, corrupted: str) -> bool:
+def comment_added(original: str, corrupted: str, where: tuple[str, int] | None = None) -> bool:
     """Whether ``corrupted`` has a comment ``original`` lacks.
 
     Tokenizing the whole file for every mutant cost more than screening it
     warm. When neither version of the changed lines holds ``#``, a quote or a
     backslash, the lines around them tokenize alike (no string or comment
     starts, ends or escapes inside the change), so no comment can be new.
+    Else, with ``where`` (qualname, def line of the one function that
+    changed), only that function is tokenized in each version: a whole
+    statement starts and ends outside any string, so the lines around it
+    hold the same comments in both.
     """
-    old, new = original.splitlines(keepends=True), corrupted.splitlines(keepends=True)
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    old, new = split_lines(original), split_lines(corrupted)
+    head, tail = common_ends(old, new)
     changed = "".join(old[head : len(old) - tail]) + "".join(new[head : len(new) - tail])
     if LEXICAL.isdisjoint(changed):
         return False
+    region = _function_lines(original, where) if where is not None else None
+    if region is not None and region[0] - 1 <= head and tail >= len(old) - region[1]:
+        first, last = region
+        before = _tokenized_comments("".join(old[first - 1 : last]))
+        after = _tokenized_comments("".join(new[first - 1 : last + len(new) - len(old)]))
+        if before is not None and after is not None:
+            return bool(after - before)
     return bool(comments(corrupted) - _original_comments(original))
+
+
+@functools.lru_cache(maxsize=8)
+def _function_lines(original: str, where: tuple[str, int]) -> tuple[int, int] | None:
+    """The first and last line of the function ``where`` names (None: not found)."""
+    try:
+        node = function_at(ast.parse(original), where[1], where[0])
+    except (SyntaxError, ValueError):
+        return None
+    return extent(node) if node is not None else None
+
+
+def _tokenized_comments(source: str) -> Counter[str] | None:
+    """:func:`comments`, None when ``source`` does not tokenize."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return Counter(t.string.strip() for t in tokens if t.type == tokenize.COMMENT)
 
 
 def tells(original: str, corrupted: str, where: tuple[str, int] | None = None) -> list[str]:
     """Give-aways a reader could spot without running anything: new comments, new pyflakes
     findings. ``where``: (qualname, def line) of the only function that changed."""
     problems = []
-    if comment_added(original, corrupted):
+    if comment_added(original, corrupted, where):
         problems.append("comment added")
     added = new_pyflakes_findings(original, corrupted, where)
     if added:

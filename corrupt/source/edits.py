@@ -27,7 +27,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
@@ -152,6 +152,19 @@ def apply_edit_script(corrupted: str, script: EditScript) -> str:
         if position < len(pieces) - 1:
             out.append(term or default)
     return "".join(out)
+
+
+def common_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
+    """How many lines two versions share at their start, and then at their end: a
+    corruption changes one function, so only what lies between needs comparing."""
+    shortest = min(len(old), len(new))
+    head = 0
+    while head < shortest and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return head, tail
 
 
 def changed_lines(original: str, corrupted: str) -> list[int]:

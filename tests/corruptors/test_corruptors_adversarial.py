@@ -21,6 +21,7 @@ from corrupt.corruptors.screening import (
     SIZE_WEIGHT,
     FrameNames,
     Screening,
+    _moved_rows,
     hop_distance,
     resume,
     screen,
@@ -284,3 +285,49 @@ def test_a_run_cut_short_is_carried_on_with_the_tests_it_did_not_reach(inventory
     # A budget counts the failures of both parts.
     stopped = resume(Recording(), files, tests, cut, passing, 3)
     assert asked[-1][1] == 1 and not stopped.exact and len(stopped.failing) == 3
+
+
+def test_frame_names_of_a_mutant_agree_with_parsing_it():
+    """Told from the original's functions (moved by the lines a mutant adds or removes)."""
+    from corrupt.corruptors.operators import generate_mutants
+
+    targets = [("clamp", "inventory.core.clamp"), ("take", "inventory.core.Warehouse.take")]
+    variants = []
+    for name, qualname in targets:
+        line = def_line(SOURCE, name)
+        variants += [
+            (m.corrupted, qualname, line) for m in generate_mutants(SOURCE, CORE, qualname, line)
+        ]
+    clamp = def_line(SOURCE, "clamp")
+    variants += [
+        (
+            replace_once(SOURCE, "    if value > high:\n        return high\n", ""),
+            "inventory.core.clamp",
+            clamp,
+        ),
+        (
+            replace_once(SOURCE, "    return value\n", "    value += 0\n    return value\n"),
+            "inventory.core.clamp",
+            clamp,
+        ),
+        (
+            replace_once(
+                SOURCE, "    return value\n", "    def inner():\n        pass\n    return value\n"
+            ),
+            "inventory.core.clamp",
+            clamp,
+        ),
+    ]
+    assert any(len(v[0].splitlines()) != len(SOURCE.splitlines()) for v in variants)
+    for corrupted, qualname, line in variants:
+        # the original's table is reused unless the mutant defines a function of its own
+        assert (_moved_rows(SOURCE, corrupted, line, qualname) is None) == (
+            "def inner" in corrupted
+        )
+        told = FrameNames(CORE, corrupted, qualname, line, original=SOURCE)
+        parsed = FrameNames(CORE, corrupted, qualname, line)
+        assert (told.functions, told.span, told.prefix) == (
+            parsed.functions,
+            parsed.span,
+            parsed.prefix,
+        )

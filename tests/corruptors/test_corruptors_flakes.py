@@ -109,8 +109,10 @@ def test_a_spliced_parse_is_the_whole_files_parse(where, before, after):
     corrupted = ORIGINAL.replace(before, after, 1)
     spliced = _spliced(ORIGINAL, corrupted, *where)
     assert spliced is not None
+    tree, target = spliced
     whole = ast.parse(corrupted)
-    assert ast.dump(spliced, include_attributes=True) == ast.dump(whole, include_attributes=True)
+    assert ast.dump(tree, include_attributes=True) == ast.dump(whole, include_attributes=True)
+    assert target in ast.walk(tree) and target.lineno == where[1]
     assert ast.dump(_parsed_original(ORIGINAL)) == ast.dump(ast.parse(ORIGINAL))  # untouched
 
 

@@ -44,10 +44,13 @@ def slow_comment_added(original: str, corrupted: str) -> bool:
         ("    return result\n", "    return result\n    # done\n"),  # a comment-only line
     ],
 )
-def test_the_quick_comment_check_agrees_with_tokenizing(before, after):
+@pytest.mark.parametrize("where", [None, ("total", 6), ("banner", 14)])
+def test_the_quick_comment_check_agrees_with_tokenizing(before, after, where):
+    """Named or not, and whether the change lies in the named function or not."""
     assert before in ORIGINAL
     corrupted = ORIGINAL.replace(before, after, 1)
-    assert comment_added(ORIGINAL, corrupted) == slow_comment_added(ORIGINAL, corrupted)
+    expected = slow_comment_added(ORIGINAL, corrupted)
+    assert comment_added(ORIGINAL, corrupted, where) == expected
 
 
 def test_an_added_comment_is_a_tell_and_a_plain_edit_is_not():
