@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import ast
-import dataclasses
 import textwrap
+from collections.abc import Callable
 
+import libcst as cst
 import pytest
 
 from corrupt.corruptors.deletion import hollow_body
 from corrupt.corruptors.operators import CATALOGUE, generate_mutants
 from corrupt.errors import InputError
 from corrupt.source.edits import apply_edit_script, edit_script, split_lines
+from corrupt.source.functions import defs_in_order
 from corrupt.source.locate import TargetNotFound, locate
 
 
@@ -274,15 +276,70 @@ def test_file_layout_outside_the_change_is_kept_byte_for_byte(source: str) -> No
             assert "\n" not in corrupted.replace("\r\n", ""), "CRLF file stays CRLF"
 
 
+def _whole_file_render(
+    source: str, path: str, change: Callable[[cst.FunctionDef], cst.FunctionDef]
+) -> str:
+    """libcst's render of the whole module with the function at ``path`` changed."""
+    module = cst.parse_module(source)
+    function = next(node for name, node in defs_in_order(module) if name == path)
+    assert isinstance(function, cst.FunctionDef)
+    return module.deep_replace(function, change(function)).code
+
+
+def _hollowed(function: cst.FunctionDef) -> cst.FunctionDef:
+    return function.with_changes(body=hollow_body(function.body))
+
+
+def _guarded(function: cst.FunctionDef) -> cst.FunctionDef:
+    """The body inside a new ``if True:`` block: new code, indented by the module's default."""
+    block = cst.If(test=cst.Name("True"), body=function.body)
+    return function.with_changes(body=cst.IndentedBlock(body=[block]))
+
+
 def test_splice_rendering_matches_a_full_libcst_render() -> None:
     """The fast path (render only the function) and libcst's whole-module render agree."""
     source = "class C:\r\n    # lead\r\n    @property\r\n    def m(self):\r\n        return 1\r\n\r\n\r\nZ = 3"
     located = locate(source, "m.C.m", 4)
     assert located.splice is not None
-    hollowed = located.function.with_changes(body=hollow_body(located.function.body))
-    fast = located.with_function(hollowed)
-    slow = dataclasses.replace(located, splice=None).with_function(hollowed)
-    assert fast == slow == source.replace("return 1", "raise NotImplementedError")
+    fast = located.with_function(_hollowed(located.function))
+    assert fast == _whole_file_render(source, "C.m", _hollowed)
+    assert fast == source.replace("return 1", "raise NotImplementedError")
+
+
+TEXT_THEN_FUNCTION = """X = '''
+  text'''
+def f(a):
+      '''Doc
+    '''
+      return a  # end
+    # after
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "path", "line"),
+    [
+        ("if X:\n  Y = 1\n\nclass C:\n    def m(self):\n        return 1\n", "C.m", 5),
+        ("class C:\n\tdef m(self):\n\t\treturn 1\n", "C.m", 2),
+        (
+            "class C:\r\n    class D:\r\n        def m(self):\r\n            return 1\r\n",
+            "C.D.m",
+            3,
+        ),
+        (TEXT_THEN_FUNCTION, "f", 3),
+        ("import os\n\ndef f(a): return a\n", "f", 3),
+    ],
+)
+def test_a_function_parsed_alone_renders_new_code_as_the_whole_file_would(
+    source: str, path: str, line: int
+) -> None:
+    """Its own lines are parsed alone, yet new code takes the file's indentation and newline."""
+    located = locate(source, f"m.{path}", line)
+    assert located.splice is not None
+    assert located.module.code != source  # the function's own lines, not the file
+    for change in (_guarded, _hollowed):
+        rendered = located.with_function(change(located.function))
+        assert rendered == _whole_file_render(source, path, change)
 
 
 def test_bad_input_is_a_clear_error() -> None:
