@@ -47,11 +47,13 @@ output cannot corrupt it, and the child closes it before any test runs.
 from __future__ import annotations
 
 import _lsprof
+import ast
 import contextlib
 import gc
 import importlib.machinery
 import json
 import os
+import re
 import select
 import signal
 import sys
@@ -396,6 +398,7 @@ class Swaps:
             None,
         )
         self._originals = {}  # (path, source) -> code
+        self._trees = {}  # (path, original) -> its ast (False: it does not parse)
 
     def plan(self, files, originals, quiet=()):
         """``[(function, new code)]``; NotSwappable when a fork cannot show the change.
@@ -416,9 +419,7 @@ class Swaps:
             if original is None:
                 raise NotSwappable("imported, but no original to compare with", relative)
             changes, altered = changed_functions(
-                self._original_code(original, path, relative),
-                compiled(source, path, relative),
-                relative,
+                *self._codes(original, source, path, relative), relative
             )
             for name, line in sorted(altered):
                 if relative not in quiet and (ran is None or (path, name, line) in ran):
@@ -436,10 +437,34 @@ class Swaps:
                     plan.append((function, code))
         return plan
 
-    def _original_code(self, source, path, relative):
+    def _codes(self, original, source, path, relative):
+        """Both versions compiled: the changed function's outline (:func:`outlines`)
+        where the change lies in one function, else the whole files. Compiling a
+        whole file was most of a plan (6 ms for marshmallow's fields.py)."""
+        tree = self._trees.get((path, original))
+        if tree is None:
+            try:
+                tree = self._trees[(path, original)] = ast.parse(original)
+            except (SyntaxError, ValueError):
+                tree = self._trees[(path, original)] = False
+        cut = outlines(original, source, tree) if tree else None
+        if cut is not None:
+            try:
+                return self._original_code(cut[0], path), compile(
+                    cut[1], path, "exec", dont_inherit=True
+                )
+            except (SyntaxError, ValueError):
+                pass  # the whole file says why, below
+        return self._original_code(original, path, relative), compiled(source, path, relative)
+
+    def _original_code(self, source, path, relative=None):
+        """``source`` compiled once: every candidate of a function compares with it."""
         key = (path, source)
         if key not in self._originals:
-            self._originals[key] = compiled(source, path, relative)
+            if relative is None:
+                self._originals[key] = compile(source, path, "exec", dont_inherit=True)
+            else:
+                self._originals[key] = compiled(source, path, relative)
         return self._originals[key]
 
 
@@ -472,6 +497,80 @@ def compiled(source, path, relative):
         return compile(source, path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         raise NotSwappable(f"does not compile ({exc})", relative) from None
+
+
+LINES = re.compile(r"[^\r\n]*(?:\r\n|\n|\r)|[^\r\n]+$")  # as Python numbers lines
+
+
+def outlines(original, source, tree):
+    """``original`` and ``source`` cut down to what the changed function's code
+    depends on, on the same lines: the function itself, the headers of the
+    classes around it and the ``__future__`` imports; every other line above
+    it is blank, and below it one line imports what the module imports. The function's code compiles as
+    in the whole file (names, qualified name, the class's ``__class__`` cell, line
+    numbers). None unless the change lies inside one function of the module or
+    of the classes in it, on as many lines (``tree``: ``original`` parsed): a
+    change that adds or removes lines moves the functions below it too."""
+    old, new = LINES.findall(original), LINES.findall(source)
+    if len(old) != len(new):
+        return None  # the functions below move, and are swapped for their new lines
+    head = 0
+    while head < len(old) and old[head] == new[head]:
+        head += 1
+    if head == len(old):
+        return None  # nothing changed
+    tail = 0
+    while old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    low, high = head + 1, len(old) - tail  # the changed lines
+    keep = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
+            keep.update(range(statement.lineno, statement.end_lineno + 1))
+    body = tree.body
+    while True:
+        around = [s for s in body if first_line(s) <= low and high <= s.end_lineno]
+        if len(around) != 1:
+            return None
+        node = around[0]
+        if isinstance(node, ast.ClassDef):
+            inside = first_line(node.body[0])
+            if inside <= node.lineno:
+                return None  # ``class C: ...`` on one line
+            keep.update(range(first_line(node), inside))
+            body = node.body
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            break
+        else:
+            return None
+    start, end = first_line(node), node.end_lineno
+    above = "".join(line if n in keep else "\n" for n, line in enumerate(old[: start - 1], 1))
+    imported = imported_names(tree)
+    below = f"\nimport {', '.join(imported)}\n" if imported else ""
+    return (
+        above + "".join(old[start - 1 : end]) + below,
+        above + "".join(new[start - 1 : end]) + below,
+    )
+
+
+def imported_names(tree):
+    """The names the module's own scope binds by import (in ``try``, ``if`` and the
+    like too): the compiler reads ``module.attr(...)`` as a method call unless
+    ``module`` is one of them."""
+    names, pending = [], list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if getattr(node, "module", None) != "__future__":
+                names += [a.asname or a.name.split(".")[0] for a in node.names if a.name != "*"]
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.expr)):
+            pending += ast.iter_child_nodes(node)
+    return sorted(set(names))
+
+
+def first_line(statement):
+    """A statement's first line, its decorators' included."""
+    return min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
 
 
 def changed_functions(old, new, relative):
@@ -513,13 +612,9 @@ def children(code):
 
 def shape(code):
     """What a code object does, without its line numbers and nested code."""
-    consts = tuple(
-        ("<code>", c.co_name) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c))
-        for c in code.co_consts
-    )
     return (
         code.co_code,
-        consts,
+        tuple(map(constant, code.co_consts)),
         code.co_names,
         code.co_varnames,
         code.co_freevars,
@@ -529,6 +624,18 @@ def shape(code):
         code.co_kwonlyargcount,
         getattr(code, "co_posonlyargcount", 0),
     )
+
+
+def constant(value):
+    """A constant as it compares: a set in any order (two compiles of one ``{'a', 'b'}``
+    can order its ``frozenset`` apart), nested code by its name."""
+    if isinstance(value, types.CodeType):
+        return ("<code>", value.co_name)
+    if isinstance(value, frozenset):
+        return ("frozenset", tuple(sorted(map(constant, value), key=repr)))
+    if isinstance(value, tuple):
+        return ("tuple", tuple(map(constant, value)))
+    return (type(value).__name__, repr(value))
 
 
 def line_table(code):
