@@ -1,12 +1,13 @@
-"""pyflakes findings of a file, whole or with other functions' bodies skipped.
+"""pyflakes findings of a file, whole or with other functions' and classes' bodies skipped.
 
 A corruption changes one function's body, yet a whole-file pyflakes run
 parses and checks every body again, for each of the dozens of mutants a
 search tries. pyflakes checks a function's body after the module's top
 level (deferred), and what one body does can change another's findings only
-through the names it uses or declares ``global``/``nonlocal``. So a check
-that skips every body but the target's, its enclosing functions' and its
-nested ones (:func:`findings` with ``where``) finds, between an original and
+through the names it uses or declares ``global``/``nonlocal`` (a class body
+binds names in the class alone). So a check that skips every function and
+class body but the target's, those enclosing it and those nested in it
+(:func:`findings` with ``where``) finds, between an original and
 a corrupted file, every new finding the whole-file check would (a skipped
 body's findings are the same in both, and its uses only hide findings); it
 may find more (an import the target stopped using that another body still
@@ -133,15 +134,15 @@ GLOBAL_WORDS = re.compile(r"\b(global|nonlocal)\b")
 
 
 def _kept(tree: ast.Module, target: ast.AST) -> set[int]:
-    """ids of the function nodes whose bodies a scoped check runs: ``target``'s,
-    those nested in it and those enclosing it (found by descending only into
-    nodes whose lines hold the target's ``def``)."""
+    """ids of the function and class nodes whose bodies a scoped check runs:
+    ``target``'s, those nested in it and those enclosing it (found by descending
+    only into nodes whose lines hold the target's ``def``)."""
     def_line = getattr(target, "lineno", 0)
-    kept = {id(n) for n in ast.walk(target) if isinstance(n, FUNCTIONS)}
+    kept = {id(n) for n in ast.walk(target) if isinstance(n, (*FUNCTIONS, ast.ClassDef))}
     around: list[ast.AST] = [tree]
     while around:
         node = around.pop()
-        if isinstance(node, FUNCTIONS):
+        if isinstance(node, (*FUNCTIONS, ast.ClassDef)):
             kept.add(id(node))
         around += [
             child
@@ -153,11 +154,19 @@ def _kept(tree: ast.Module, target: ast.AST) -> set[int]:
 
 
 class _Checker(Checker):  # type: ignore[misc]  # pyflakes ships no type information
-    """pyflakes' checker that does not defer (so never runs) the bodies not ``kept``."""
+    """pyflakes' checker that does not defer (so never runs) the bodies not ``kept``,
+    and skips the bodies of classes not ``kept`` (their names bind in the class
+    alone; their uses, like a body's, only hide findings)."""
 
     def __init__(self, tree: ast.Module, kept: set[int] | None) -> None:
         self._kept, self._skipping = kept, False
         super().__init__(tree, filename="<corrupt>")
+
+    def CLASSDEF(self, node: Any) -> None:  # noqa: N802 - pyflakes' handler name
+        if self._kept is not None and id(node) not in self._kept:
+            node = copy.copy(node)  # the tree is shared with other checks: never edit it
+            node.body = []
+        super().CLASSDEF(node)
 
     def LAMBDA(self, node: Any) -> None:  # noqa: N802 - pyflakes' handler name
         skipping = self._skipping  # a lambda in a default sits inside another definition

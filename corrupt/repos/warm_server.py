@@ -398,7 +398,7 @@ class Swaps:
             None,
         )
         self._originals = {}  # (path, source) -> code
-        self._trees = {}  # (path, original) -> its ast (False: it does not parse)
+        self._trees = {}  # (path, original) -> its ast (None: it does not parse)
 
     def plan(self, files, originals, quiet=()):
         """``[(function, new code)]``; NotSwappable when a fork cannot show the change.
@@ -441,30 +441,25 @@ class Swaps:
         """Both versions compiled: the changed function's outline (:func:`outlines`)
         where the change lies in one function, else the whole files. Compiling a
         whole file was most of a plan (6 ms for marshmallow's fields.py)."""
-        tree = self._trees.get((path, original))
-        if tree is None:
+        key = (path, original)
+        if key not in self._trees:
             try:
-                tree = self._trees[(path, original)] = ast.parse(original)
+                self._trees[key] = ast.parse(original)
             except (SyntaxError, ValueError):
-                tree = self._trees[(path, original)] = False
-        cut = outlines(original, source, tree) if tree else None
+                self._trees[key] = None
+        cut = outlines(original, source, self._trees[key]) if self._trees[key] else None
         if cut is not None:
             try:
-                return self._original_code(cut[0], path), compile(
-                    cut[1], path, "exec", dont_inherit=True
-                )
-            except (SyntaxError, ValueError):
-                pass  # the whole file says why, below
+                return self._original_code(cut[0], path, relative), compiled(cut[1], path, relative)
+            except NotSwappable:
+                pass  # the whole files say why
         return self._original_code(original, path, relative), compiled(source, path, relative)
 
-    def _original_code(self, source, path, relative=None):
+    def _original_code(self, source, path, relative):
         """``source`` compiled once: every candidate of a function compares with it."""
         key = (path, source)
         if key not in self._originals:
-            if relative is None:
-                self._originals[key] = compile(source, path, "exec", dont_inherit=True)
-            else:
-                self._originals[key] = compiled(source, path, relative)
+            self._originals[key] = compiled(source, path, relative)
         return self._originals[key]
 
 
@@ -506,11 +501,12 @@ def outlines(original, source, tree):
     """``original`` and ``source`` cut down to what the changed function's code
     depends on, on the same lines: the function itself, the headers of the
     classes around it and the ``__future__`` imports; every other line above
-    it is blank, and below it one line imports what the module imports. The function's code compiles as
-    in the whole file (names, qualified name, the class's ``__class__`` cell, line
-    numbers). None unless the change lies inside one function of the module or
-    of the classes in it, on as many lines (``tree``: ``original`` parsed): a
-    change that adds or removes lines moves the functions below it too."""
+    it is blank, and below it one line imports what the module imports. The
+    function's code compiles as in the whole file (names, qualified name, the
+    class's ``__class__`` cell, line numbers). None unless the change lies
+    inside one function of the module or of the classes in it, on as many
+    lines (``tree``: ``original`` parsed): a change that adds or removes lines
+    moves the functions below it too."""
     old, new = LINES.findall(original), LINES.findall(source)
     if len(old) != len(new):
         return None  # the functions below move, and are swapped for their new lines

@@ -45,8 +45,15 @@ METHOD = ("Box.method", 21)
 
 def test_the_scoped_check_skips_the_other_bodies():
     source = ORIGINAL + "\n\ndef broken():\n    return undefined_name\n"
-    assert findings(source)["UndefinedName('undefined_name',)"] == 1
-    assert "UndefinedName('undefined_name',)" not in findings(source, TARGET)  # type: ignore[operator]
+    source += "\n\nclass Broken:\n    size = other_undefined\n"
+    whole, scoped = findings(source), findings(source, TARGET)
+    assert scoped is not None
+    for name in ("undefined_name", "other_undefined"):
+        assert whole[f"UndefinedName('{name}',)"] == 1 and f"UndefinedName('{name}',)" not in scoped
+    # the body of the class holding the target is checked
+    holding = source.replace("class Box:\n", "class Box:\n    limit = missing\n")
+    held = findings(holding, ("Box.method", METHOD[1] + 1))
+    assert held is not None and held["UndefinedName('missing',)"] == 1
 
 
 @pytest.mark.parametrize(
