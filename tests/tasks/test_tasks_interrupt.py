@@ -23,14 +23,39 @@ from corrupt.repos.workspace import Workspace
 WARM_MARKER = b"_corrupt_warm_"
 
 
-def _processes_with(marker: bytes) -> list[int]:
-    found = []
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (parent pid first)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def _build_processes_with(root: int, marker: bytes) -> dict[int, str]:
+    """``{pid: start time}`` of ``root``'s descendants whose command line holds ``marker``:
+    the build's own warm server, its box and its children, not another test's."""
+    parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if marker in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
+            with contextlib.suppress(OSError, IndexError):
+                parents[int(entry.name)] = int(_stat(int(entry.name))[1])
+    found, pending = {}, [root]
+    while pending:
+        parent = pending.pop()
+        for pid in [pid for pid, ppid in parents.items() if ppid == parent]:
+            pending.append(pid)
+            with contextlib.suppress(OSError, IndexError):
+                if marker in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found[pid] = _stat(pid)[19]
     return found
+
+
+def _still_running(processes: dict[int, str]) -> list[int]:
+    """Which of ``processes`` still run (a zombie waiting to be reaped does not)."""
+    alive = []
+    for pid, started in processes.items():
+        with contextlib.suppress(OSError, IndexError):
+            fields = _stat(pid)
+            if fields[19] == started and fields[0] not in "ZX":  # not a reused pid, not dead
+                alive.append(pid)
+    return alive
 
 
 def test_sigint_mid_screening_ends_the_runs_and_exits_130(tmp_path, tmp_path_factory):
@@ -53,11 +78,13 @@ def test_sigint_mid_screening_ends_the_runs_and_exits_130(tmp_path, tmp_path_fac
     )
     try:
         deadline = time.monotonic() + 240
-        while not _processes_with(WARM_MARKER):  # screening has begun
+        while not _build_processes_with(child.pid, WARM_MARKER):  # screening has begun
             assert child.poll() is None, child.communicate()
             assert time.monotonic() < deadline, "screening never started"
             time.sleep(0.2)
         time.sleep(2)  # every corruption of settle() sleeps a minute: a run is in flight now
+        serving = _build_processes_with(child.pid, WARM_MARKER)
+        assert serving
         began = time.monotonic()
         child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=60)
@@ -70,7 +97,7 @@ def test_sigint_mid_screening_ends_the_runs_and_exits_130(tmp_path, tmp_path_fac
     # The per-test timeout is 10 s (ten times the fixture's 1-s test): an exit before it
     # means the run was ended, not awaited.
     assert took < 8, took
-    assert not _processes_with(WARM_MARKER)
+    assert not _still_running(serving)
 
 
 def test_a_cancelled_sandbox_ends_the_run_in_flight_and_refuses_new_ones(tmp_path_factory):
