@@ -38,7 +38,8 @@ class Located:
     function (with its enclosing indentation) and splices it into the source.
     ``splice`` is ``(offset, length, indent, strip_final_newline)`` when the
     function's rendered text was verified to sit at ``offset``; otherwise the
-    slow path runs.
+    slow path runs, and ``module`` is the whole file's (with a splice it may
+    hold the function's own lines alone: :func:`locate`).
     """
 
     module: cst.Module
