@@ -26,7 +26,6 @@ of bug, and the same seed always gives the same result.
 
 from __future__ import annotations
 
-import ast
 import math
 import random
 from collections.abc import Sequence
@@ -59,7 +58,7 @@ from corrupt.corruptors.screening import (
 )
 from corrupt.corruptors.validate import tells
 from corrupt.errors import CorruptError
-from corrupt.source.functions import function_at
+from corrupt.source.functions import function_at, parsed
 
 
 @dataclass
@@ -123,7 +122,7 @@ def adversarial_search(
     if not tests:
         return reject(RejectionKind.NO_COVERING_TESTS, "no covering tests")
     try:
-        tree = ast.parse(source)
+        tree = parsed(source)
     except SyntaxError as exc:
         return reject(RejectionKind.NOT_FOUND, f"{file} does not parse: {exc.msg}")
     if function_at(tree, def_line, qualname) is None:

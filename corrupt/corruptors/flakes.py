@@ -26,7 +26,7 @@ from typing import Any
 
 from pyflakes.checker import Checker
 
-from corrupt.source.functions import AstFunction, function_at
+from corrupt.source.functions import AstFunction, function_at, parsed
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -42,12 +42,16 @@ def findings(
     ``global``/``nonlocal`` names (a skipped body could then bind module names).
     ``original``: a version of the file that ``source`` changes only inside that
     function, on as many lines; its parse is reused and the function alone
-    parsed again (parsing was half the cost of a scoped check).
+    parsed again (parsing was half the cost of a scoped check); ``source``
+    itself, whose parse is then the one every stage shares.
     """
     if where is not None and GLOBAL_WORDS.search(source):
         return None
     spliced = _spliced(original, source, *where) if where and original is not None else None
-    tree = spliced[0] if spliced else _parse(source)
+    if spliced:
+        tree = spliced[0]
+    else:
+        tree = _parsed_original(source) if source == original else _parse(source)
     if tree is None:
         return None
     kept: set[int] | None = None
@@ -67,7 +71,12 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-_parsed_original = functools.lru_cache(maxsize=8)(_parse)  # pyflakes only annotates the nodes
+def _parsed_original(source: str) -> ast.Module | None:
+    """The shared parse (:func:`~corrupt.source.functions.parsed`): pyflakes only annotates nodes."""
+    try:
+        return parsed(source)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _spliced(
@@ -78,6 +87,8 @@ def _spliced(
     on as many lines."""
     tree = _parsed_original(original)
     target = _original_function(original, qualname, def_line) if tree else None
+    if source == original:
+        return (tree, target) if tree and target else None
     old, new = original.splitlines(keepends=True), source.splitlines(keepends=True)
     if tree is None or target is None or target.end_lineno is None or len(old) != len(new):
         return None

@@ -43,7 +43,7 @@ from collections.abc import Collection, Sequence
 
 from corrupt.repos.coverage import LineTests
 from corrupt.source.edits import common_ends
-from corrupt.source.functions import function_at
+from corrupt.source.functions import function_at, parsed
 
 Statement = tuple[int, int]  # first and last line
 
@@ -125,7 +125,7 @@ def _statements(body: Sequence[ast.stmt]) -> list[Statement]:
 def _body_statements(source: str) -> list[Statement] | None:
     """The statements inside the bodies of a file's functions."""
     try:
-        tree = ast.parse(source)
+        tree = parsed(source)
     except (SyntaxError, ValueError):
         return None
     return [
@@ -262,7 +262,7 @@ def _span(statement: ast.stmt) -> Statement:
 def _function_view(source: str, def_line: int, qualname: str) -> _FunctionView | None:
     """Computed once per search: every mutant of a target is checked against it."""
     try:
-        tree = ast.parse(source)
+        tree = parsed(source)
         module = compile(source, "<reach>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return None
@@ -277,10 +277,10 @@ def _function_view(source: str, def_line: int, qualname: str) -> _FunctionView |
         if line is not None and first <= line <= last
     }
     lines = source.splitlines(keepends=True)
-    parsed = _parse_function("".join(lines[_span(node)[0] - 1 : last]))
-    if parsed is None:  # it does not compile on its own (a ``nonlocal`` of an outer scope)
+    own = _parse_function("".join(lines[_span(node)[0] - 1 : last]))
+    if own is None:  # it does not compile on its own (a ``nonlocal`` of an outer scope)
         return None
-    return _FunctionView(node, code_lines, parsed[1], lines, last)
+    return _FunctionView(node, code_lines, own[1], lines, last)
 
 
 def _parse_function(text: str) -> tuple[ast.stmt, object, list[str]] | None:

@@ -9,7 +9,6 @@ target (the traceback does not point at it).
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
 import re
@@ -20,7 +19,7 @@ from corrupt.corruptors.models import DistanceTo, Effect, Screener
 from corrupt.errors import CorruptError
 from corrupt.repos.models import Frame, TestReport, TestResult
 from corrupt.source.edits import common_ends, split_lines
-from corrupt.source.functions import extent, functions_in, matches
+from corrupt.source.functions import extent, functions_in, matches, parsed
 
 # Exception types that mean "a test's expectation was not met" rather than "the code crashed".
 ASSERTION_TYPES = frozenset({"AssertionError", "Failed"})  # Failed: pytest.raises, pytest.fail
@@ -178,7 +177,7 @@ Row = tuple[int, int, int, str]  # a function's def line, last line, first line,
 @functools.lru_cache(maxsize=8)
 def _function_rows(source: str) -> tuple[Row, ...]:
     rows = []
-    for path, node in functions_in(ast.parse(source)):
+    for path, node in functions_in(parsed(source)):
         first, end = extent(node)
         rows.append((node.lineno, end, first, path))
     return tuple(rows)

@@ -12,7 +12,6 @@ attempt.
 
 from __future__ import annotations
 
-import ast
 import functools
 import io
 import textwrap
@@ -22,14 +21,14 @@ from collections import Counter
 from corrupt.corruptors.flakes import findings
 from corrupt.corruptors.operators import mutant_problem
 from corrupt.source.edits import common_ends, split_lines
-from corrupt.source.functions import extent, function_at, span_of
+from corrupt.source.functions import extent, function_at, parsed, span_of
 
 
 @functools.lru_cache(maxsize=32)
 def _original_findings(original: str, where: tuple[str, int] | None) -> Counter[str] | None:
     """An original file's findings, computed once: a search checks dozens of mutants
     against the same file (callers only subtract from these)."""
-    return findings(original, where)
+    return findings(original, where, original=original)
 
 
 @functools.lru_cache(maxsize=8)
@@ -95,7 +94,7 @@ def comment_added(original: str, corrupted: str, where: tuple[str, int] | None =
 def _function_lines(original: str, where: tuple[str, int]) -> tuple[int, int] | None:
     """The first and last line of the function ``where`` names (None: not found)."""
     try:
-        node = function_at(ast.parse(original), where[1], where[0])
+        node = function_at(parsed(original), where[1], where[0])
     except (SyntaxError, ValueError):
         return None
     return extent(node) if node is not None else None
@@ -132,7 +131,7 @@ def corruption_problems(
 ) -> list[str]:
     """Why ``corrupted`` is not an acceptable corruption of one function (empty when it is)."""
     try:
-        before = function_at(ast.parse(original), def_line, qualname)
+        before = function_at(parsed(original), def_line, qualname)
     except SyntaxError as exc:
         return [f"original file does not parse: {exc.msg}"]
     if before is None:
@@ -150,7 +149,7 @@ def splice_function(original: str, qualname: str, def_line: int, new_function: s
     are kept from the original when the replacement omits them, so a model
     only has to send the function itself. Line endings follow the file's.
     """
-    node = function_at(ast.parse(original), def_line, qualname)
+    node = function_at(parsed(original), def_line, qualname)
     if node is None:
         raise ValueError(f"target {qualname} not found at line {def_line}")
     lines = original.splitlines(keepends=True)

@@ -13,6 +13,7 @@ which (without the graph stage having to import libcst).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -167,8 +168,18 @@ def function_at(tree: ast.Module, def_line: int, qualname: str | None = None) ->
     return None
 
 
+@functools.lru_cache(maxsize=16)
+def parsed(source: str) -> ast.Module:
+    """``ast.parse(source)``, shared by every caller: a search reads one target's file
+    in several stages (mutant generation, reach, the tells, frame names), each of
+    which parsed it again, 5-8 ms a large file. Callers must not change the tree.
+    Raises what ``ast.parse`` raises (failures are not cached)."""
+    return ast.parse(source)
+
+
 def parse_python(source: str, what: str = "file") -> ast.Module:
+    """:func:`parsed`, or :class:`TargetNotFound` saying why not."""
     try:
-        return ast.parse(source)
+        return parsed(source)
     except (SyntaxError, ValueError) as exc:
         raise TargetNotFound(f"{what} does not parse: {exc}") from None
