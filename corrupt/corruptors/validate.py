@@ -18,7 +18,7 @@ import textwrap
 import tokenize
 from collections import Counter
 
-from corrupt.corruptors.flakes import findings
+from corrupt.corruptors.flakes import findings, unseen_by_pyflakes
 from corrupt.corruptors.operators import mutant_problem
 from corrupt.source.edits import common_ends, split_lines
 from corrupt.source.functions import extent, function_at, parsed, span_of
@@ -47,6 +47,8 @@ def new_pyflakes_findings(
     (:mod:`corrupt.corruptors.flakes`).
     """
     if where is not None:
+        if unseen_by_pyflakes(original, corrupted, *where):
+            return []
         before = _original_findings(original, where)
         after = findings(corrupted, where, original=original)
         if before is not None and after is not None and not after - before:

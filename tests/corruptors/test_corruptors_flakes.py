@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from corrupt.corruptors.flakes import _parsed_original, _spliced, findings
+from corrupt.corruptors.flakes import _parsed_original, _spliced, findings, unseen_by_pyflakes
 from corrupt.corruptors.validate import new_pyflakes_findings
 
 ORIGINAL = """\
@@ -128,3 +128,46 @@ def test_no_splice_when_lines_move_or_the_change_leaves_the_function():
     outside = ORIGINAL.replace("return os.sep", "return os.linesep", 1)
     assert _spliced(ORIGINAL, added, *TARGET) is None
     assert _spliced(ORIGINAL, outside, *TARGET) is None
+
+
+SEEN = """\
+def target(x, items):
+    table = {1: x, 2: x + 1}
+    if x == 3 and items:
+        return table, x + 2, -x, "%s" % x
+    return x is 4, x >> 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "unseen"),
+    [
+        ("x == 3", "x < 3", True),  # a comparison pyflakes does not read
+        ("x == 3", "x == 30", True),  # a number of the same type
+        ("and items", "or items", True),
+        ("-x", "~x", True),
+        ("x + 2", "x - 2", True),
+        ("x + 2", "x % 2", False),  # `%` is read (percent formats)
+        ("x == 3", "x is 3", False),  # so is `is` (comparison with a literal)
+        ("x is 4", "x is 5", True),
+        ("x == 3", "x == 3.0", False),  # a number of another type
+        ("x >> 1", "x << 1", False),  # `>>` is read (`print >> f`)
+        ("{1: x, 2: x + 1}", "{1: x, 1: x + 1}", False),  # dict keys are compared
+        ("{1: x, 2: x + 1}", "{1: x, 2: x - 1}", True),
+        ('"%s" % x', '"%d" % x', False),  # strings are read
+        ("return table", "return items", False),  # names are read
+    ],
+)
+def test_changes_pyflakes_does_not_look_at_need_no_check(before, after, unseen):
+    where = ("target", 1)
+    corrupted = SEEN.replace(before, after, 1)
+    assert corrupted != SEEN
+    assert unseen_by_pyflakes(SEEN, corrupted, *where) is unseen
+    if unseen:  # pyflakes itself agrees, on the whole file
+        assert findings(corrupted) == findings(SEEN)
+
+
+def test_duplicate_dict_keys_made_by_a_number_are_found():
+    corrupted = SEEN.replace("{1: x, 2: x + 1}", "{1: x, 1: x + 1}", 1)
+    found = new_pyflakes_findings(SEEN, corrupted, ("target", 1))
+    assert found == ["MultiValueRepeatedKeyLiteral(1,)", "MultiValueRepeatedKeyLiteral(1,)"]
