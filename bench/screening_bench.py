@@ -61,7 +61,7 @@ from corrupt.repos.workspace import Workspace  # noqa: E402
 from corrupt.selection.eligibility import eligible_targets  # noqa: E402
 from corrupt.selection.models import Target  # noqa: E402
 from corrupt.selection.slices import select_targets, slice_spec  # noqa: E402
-from corrupt.tasks.build import Build, BuildOptions  # noqa: E402
+from corrupt.tasks.build import Build, BuildOptions, frozen_heap  # noqa: E402
 from corrupt.tasks.modes import ScreeningMode  # noqa: E402
 from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy  # noqa: E402
 from corrupt.tasks.store import Store  # noqa: E402
@@ -154,7 +154,7 @@ def screen_mode(
     policy = WarmPolicy()
     began_cpu, began = cpu_seconds(), time.monotonic()
     picks, screened = [], 0
-    with Workspace(ready.checkout) as workspace:
+    with frozen_heap(), Workspace(ready.checkout) as workspace:  # as corrupt build has it
         screener = TreeScreener(
             sandbox,
             ready.env,
