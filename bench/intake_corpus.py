@@ -2,16 +2,17 @@
 
     python bench/intake_corpus.py [--corpus bench/corpus.txt] [--mirrors DIR]
                                   [--work DIR] [--jobs 2] [--only NAME ...] [--rerun]
-                                  [--time-limit 300]
+                                  [--half tuned|held-out] [--time-limit S]
 
 The corpus lists ``owner/name commit`` lines. Each repository is read from a
 local mirror (``MIRRORS/owner+name/repo``, a bare clone with its tags, as
 ``fetch github:owner/name`` leaves it; submodules' GitHub URLs are sent to
 the mirrors too, through git's ``insteadOf``), or from GitHub with ``--github``, and
 run as a new user would: ``corrupt baseline URL@commit`` with no options and
-no hand edits, in a cache of its own under ``--work``. Intake is what is
-measured, so the suite may take ``--time-limit`` seconds (300): how many suites
-also fit DESIGN's 60 s repository-selection limit is printed beside the figure.
+no hand edits, in a cache of its own under ``--work``; ``--time-limit`` raises
+the suite's budget from corrupt's default. How many suites fit DESIGN's 60 s
+repository-selection limit is printed beside the figure. Lines the corpus marks
+``held-out`` are reported apart: intake is never changed because of one of them.
 Results go to
 ``WORK/results.jsonl`` one line per repository, so an interrupted run resumes
 where it stopped; the table and the green figure are printed at the end.
@@ -39,14 +40,17 @@ SELECTION_LIMIT = 60.0  # DESIGN.md: a repository's suite runs in at most 60 s
 SUITE_TIME = re.compile(r"^time: ([\d.]+) s per run$", re.MULTILINE)
 
 
-def read_corpus(path: Path) -> list[tuple[str, str]]:
-    rows = []
+def read_corpus(path: Path) -> tuple[list[tuple[str, str]], set[str]]:
+    """The corpus's ``(name, commit)`` rows, and the names marked ``held-out``."""
+    rows, held_out = [], set()
     for line in path.read_text(encoding="utf-8").splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
-            name, commit = line.split()
+            name, commit, *tags = line.split()
             rows.append((name, commit))
-    return rows
+            if "held-out" in tags:
+                held_out.add(name)
+    return rows, held_out
 
 
 def spec_for(name: str, commit: str, mirrors: Path | None) -> str:
@@ -85,8 +89,7 @@ def run_one(name: str, commit: str, args: argparse.Namespace) -> dict[str, objec
                 "baseline",
                 spec,
                 "--explain",
-                "--time-limit",
-                str(args.time_limit),
+                *([] if args.time_limit is None else ["--time-limit", str(args.time_limit)]),
             ],  # fmt: skip
             env=env,
             capture_output=True,
@@ -125,8 +128,12 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/intake-corpus"))
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", nargs="*", default=None, help="owner/name to run")
+    parser.add_argument("--half", choices=["tuned", "held-out"], help="run only this half")
     parser.add_argument("--rerun", action="store_true", help="forget earlier results")
-    parser.add_argument("--time-limit", type=float, default=300.0, help="seconds a suite may take")
+    parser.add_argument(
+        "--time-limit", type=float, default=None,
+        help="seconds a suite may take (default: corrupt's own, as a new user runs it)",
+    )  # fmt: skip
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     results_path = args.work / "results.jsonl"
@@ -137,7 +144,9 @@ def main() -> None:
         for line in results_path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             done[row["repo"]] = row
-    corpus = read_corpus(args.corpus)
+    corpus, held_out = read_corpus(args.corpus)
+    if args.half:
+        corpus = [(n, c) for n, c in corpus if (n in held_out) == (args.half == "held-out")]
     if args.only:
         corpus = [(n, c) for n, c in corpus if n in args.only]
         for name, _ in corpus:
@@ -165,16 +174,33 @@ def main() -> None:
         suite_s = "" if row.get("suite_seconds") is None else f"{row['suite_seconds']:.1f}"
         cause = "" if row["exit"] == 0 else row["error"]
         print(f"{row['repo']:<40} {row['cause']:<24} {row['seconds']:>8} {suite_s:>8}  {cause}")
+    for label, part in halves(rows, held_out):
+        summarize(label, part)
+
+
+def halves(
+    rows: list[dict[str, object]], held_out: set[str]
+) -> list[tuple[str, list[dict[str, object]]]]:
+    """All rows, then (where the corpus marks some held-out) the tuned and held-out halves."""
+    if not held_out:
+        return [("all", rows)]
+    tuned = [row for row in rows if row["repo"] not in held_out]
+    kept = [row for row in rows if row["repo"] in held_out]
+    return [("all", rows), ("tuned (intake may change for these)", tuned),
+            ("held-out (never tuned for)", kept)]  # fmt: skip
+
+
+def summarize(label: str, rows: list[dict[str, object]]) -> None:
     green = [row for row in rows if str(row["cause"]).startswith("green")]
     fast = [row for row in green if (row.get("suite_seconds") or 0) <= SELECTION_LIMIT]
-    print(f"\ngreen: {len(green)} of {len(rows)} ({100 * len(green) / max(len(rows), 1):.0f}%)")
+    share = 100 * len(green) / max(len(rows), 1)
+    print(f"\n{label}: green {len(green)} of {len(rows)} ({share:.0f}%)")
     # A clone that fails is the source's fault (a mirror missing objects), not intake's.
     cloned = [row for row in rows if "cannot clone" not in str(row["error"])]
     if len(cloned) < len(rows):
         share = 100 * len(green) / max(len(cloned), 1)
-        print(f"green of the {len(cloned)} that could be cloned: {len(green)} ({share:.0f}%)")
-    print(f"green and within the {SELECTION_LIMIT:g} s selection limit: {len(fast)}")
-
+        print(f"  green of the {len(cloned)} that could be cloned: {len(green)} ({share:.0f}%)")
+    print(f"  green and within the {SELECTION_LIMIT:g} s selection limit: {len(fast)}")
 
 if __name__ == "__main__":
     main()
