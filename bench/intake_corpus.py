@@ -202,5 +202,6 @@ def summarize(label: str, rows: list[dict[str, object]]) -> None:
         print(f"  green of the {len(cloned)} that could be cloned: {len(green)} ({share:.0f}%)")
     print(f"  green and within the {SELECTION_LIMIT:g} s selection limit: {len(fast)}")
 
+
 if __name__ == "__main__":
     main()

@@ -24,6 +24,7 @@ from corrupt.repos.coverage import pack_line_coverage, unpack_line_coverage
 from corrupt.repos.models import FAILING_OUTCOMES, Baseline, Checkout, Environment, TestReport
 from corrupt.repos.runner import PYTEST_NO_TESTS, run_tests, test_command
 from corrupt.repos.sandbox import Sandbox
+from corrupt.repos.testplan import plan_tests
 from corrupt.repos.workspace import Workspace
 
 CACHE_VERSION = 4  # 2: runs in a bubblewrap box; 3: packed line coverage; 4: outside_tests
@@ -177,12 +178,27 @@ def _suite_run(
             or report.collected == 0
             and report.exit_code in (0, None)
         ):
-            raise NoTestsError("pytest collected no tests" + log.keep(report))
+            raise NoTestsError(
+                "pytest collected no tests" + _no_tests_hint(tree) + log.keep(report)
+            )
         raise RedBaselineError(
             f"pytest did not run (exit {report.exit_code}): {_last_line(report)}{log.keep(report)}",
             cause="collection",
         )
     return report
+
+
+def _no_tests_hint(tree: Path) -> str:
+    """Why pytest may have found nothing: the project's own runner, or no command found."""
+    plan = plan_tests(tree)
+    if plan.harness:
+        return (
+            f"; the project runs its tests with a program of its own ({plan.harness}),"
+            " which is neither a pytest nor a unittest suite: corrupt cannot run it"
+        )
+    if plan.command_source:
+        return f"; with the project's own command ({plan.command_source})"
+    return "; no test command was found in CI, tox, nox, hatch or a Makefile"
 
 
 def _outcome(report: TestReport, nodeid: str) -> str | None:

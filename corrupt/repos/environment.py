@@ -41,21 +41,28 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
+from email import message_from_string
+from email.message import Message
 from pathlib import Path
 from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
 
 from corrupt.cache import cache_root
 from corrupt.errors import InstallError
 from corrupt.repos.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
+from corrupt.repos.declared import pdm_groups, poetry_groups
 from corrupt.repos.interpreters import Interpreter, interpreter_hint, which_interpreter
 from corrupt.repos.launch import network_mode, started, unboxed
 from corrupt.repos.limits import confined
+from corrupt.repos.missing import distribution_for, imported_by_project, missing_modules
 from corrupt.repos.models import Checkout, Environment, Limits
 from corrupt.repos.projectfiles import read_toml, strings, table
-from corrupt.repos.requirements import requirement_items
-from corrupt.repos.runner import PYTEST_NO_TESTS, import_root, suite_args
+from corrupt.repos.requirements import index_fallback, requirement_items
+from corrupt.repos.runner import LINTERS_OFF, PYTEST_NO_TESTS, import_root, suite_args
 from corrupt.repos.scratch import remove_tree, scratch_dir
 from corrupt.repos.testplan import plan_tests
+from corrupt.repos.versions import version_env
 
 MARKER = ".corrupt-complete"
 RECIPE = ".corrupt-recipe.json"
@@ -105,6 +112,8 @@ REMOVED_PYTEST_API = re.compile(
     r"|docs\.pytest\.org/en/\w+/deprecations\.html"
 )
 OLDER_PYTESTS = ("pytest<9", "pytest<8", "pytest<7")
+# Collections tried while repairing it (missing modules, older pytests): a bound, not a target.
+MAX_REPAIR_ROUNDS = 6
 # Compilers need room; the limits are there to stop a runaway, not a build.
 INSTALL_LIMITS = Limits(timeout=INSTALL_TIMEOUT, memory_mb=8192, max_processes=4096, disk_mb=8192)
 # Part of every environment key: bump it when what an install puts in a venv
@@ -179,6 +188,13 @@ def discover_test_requirements(root: Path) -> TestRequirements:
         found.packages.extend(_expand_group(groups, name, set()))
         found.groups.append(name)
         found.sources.append(f"[dependency-groups] {name}")
+    for tool, tables in (
+        ("tool.poetry", poetry_groups(pyproject)),
+        ("tool.pdm", pdm_groups(pyproject)),
+    ):
+        for name in _pick(tables):
+            found.packages.extend(p for p in tables[name] if p not in found.packages)
+            found.sources.append(f"[{tool}] {name} dependencies")
     found.locked = locked_requirements(root, found.extras, found.groups)
     if found.locked:
         found.sources.append(f"uv.lock ({len(found.locked)} pinned)")
@@ -346,6 +362,9 @@ class _Installer:
     ) -> None:
         self.log = log
         self.as_of = as_of
+        # What went in other than as declared: URL requirements taken from the index,
+        # modules collection missed, extras only the built metadata names.
+        self.fallbacks: list[str] = []
         self.venv = venv
         self.source = source
         self.python = venv / "bin" / "python"
@@ -363,8 +382,9 @@ class _Installer:
         if self.bwrap:
             self.env["TMPDIR"] = "/tmp"  # the box's own
         # Cached trees carry no .git, so VCS-versioned builds (setuptools-scm,
-        # hatch-vcs) get the version git describe gives for the pinned commit.
-        self.env.setdefault("SETUPTOOLS_SCM_PRETEND_VERSION", version or "0.0.0")
+        # hatch-vcs, pbr, ...) get the version git describe gives for the pinned commit.
+        for name, value in version_env(version).items():
+            self.env.setdefault(name, value)
 
     def _launch(
         self, argv: list[str]
@@ -538,6 +558,7 @@ def _build(
                 with log.open("a", encoding="utf-8") as fh:
                     fh.write("\nthe locked versions did not install; going on without the lock\n")
         dropped = _install_project(installer, source, found.extras, progress)
+        dropped += _install_built_extras(installer, source, found.extras, progress)
         items = [[p] for p in found.packages] + [["-r", str(req)] for req in found.files]
         _say(progress, "installing test dependencies")
         dropped += _install_items(installer, "test dependencies", items)
@@ -549,7 +570,7 @@ def _build(
         missing = [p for p in ALWAYS if p in dropped]
         if missing:
             raise InstallError(f"{', '.join(missing)} did not install; log: {log}")
-        pytest_pin = _fit_pytest(installer, source, progress)
+        pytest_pin = _fit_collection(installer, source, progress)
         recipe = {
             "version": checkout.version,
             "packages_as_of": checkout.packages_as_of,
@@ -559,6 +580,7 @@ def _build(
             "sources": found.sources,
             "extras": found.extras,
             "dropped": [d.replace(str(source) + "/", "") for d in dropped],
+            "added": installer.fallbacks,
         }
     finally:
         remove_tree(tmp)
@@ -595,31 +617,105 @@ def _install_project(
     return []
 
 
-def _fit_pytest(
+def _fit_collection(
     installer: _Installer, root: Path, progress: Callable[[str], None] | None
 ) -> str | None:
-    """Step pytest back a major version at a time while collecting the suite fails on
-    APIs the installed one removed; returns the pin kept (None: the newest pytest).
+    """Collect the suite once and repair what stops it, a bounded number of rounds; returns
+    the pytest pin kept (None: the newest pytest).
 
-    Projects pin no pytest and CI installs the newest, but a suite at an older
-    commit was green with the pytest of its day.
+    Two repairs, each tried only while it changes something:
+    - a module collection cannot import (``No module named 'x'``) that a file of the
+      project imports: the distribution that provides it is installed (see :mod:`missing`);
+    - APIs the newest pytest removed: pytest steps back a major version at a time.
+      Projects pin no pytest and CI installs the newest, but a suite at an older
+      commit was green with the pytest of its day.
     """
-    collect = [str(installer.python), "-m", "pytest", *suite_args(root)]
-    collect += ["--collect-only", "-q", "-p", "no:cacheprovider"]
+    collect = [str(installer.python), "-m", "pytest", *LINTERS_OFF, *suite_args(root)]
+    collect += ["--collect-only", "-q", "-o", "cache_dir=/tmp/.pytest_cache"]
     env = {"PYTHONPATH": import_root(root)}
     pin = None
-    for older in (None, *OLDER_PYTESTS):
-        if older is not None:
-            _say(progress, f"collection needs an older pytest: installing {older}")
-            try:
-                installer.install(f"older pytest ({older})", [older])
-            except InstallError:
-                return pin
-            pin = older
+    olders = iter(OLDER_PYTESTS)
+    tried: set[str] = set()
+    for _ in range(MAX_REPAIR_ROUNDS):
         returncode, output = installer.probe("collect the tests", collect, env)
-        if returncode in (0, PYTEST_NO_TESTS) or not REMOVED_PYTEST_API.search(output):
+        if returncode in (0, PYTEST_NO_TESTS):
             return pin
+        modules = [m for m in missing_modules(output)
+                   if m not in tried and imported_by_project(root, m)]  # fmt: skip
+        if modules:
+            tried.update(modules)
+            for module in modules:
+                _install_missing(installer, root, module, progress)
+            continue
+        older = next(olders, None) if REMOVED_PYTEST_API.search(output) else None
+        if older is None:
+            return pin
+        _say(progress, f"collection needs an older pytest: installing {older}")
+        try:
+            installer.install(f"older pytest ({older})", [older])
+        except InstallError:
+            return pin
+        pin = older
     return pin
+
+
+def _install_missing(
+    installer: _Installer, root: Path, module: str, progress: Callable[[str], None] | None
+) -> None:
+    distribution = distribution_for(root, module)
+    _say(progress, f"collection cannot import {module}: installing {distribution}")
+    try:
+        installer.install(f"missing module {module}", [distribution])
+    except InstallError:
+        return
+    installer.fallbacks.append(f"{distribution} (collection could not import {module})")
+
+
+def _install_built_extras(
+    installer: _Installer, root: Path, chosen: list[str], progress: Callable[[str], None] | None
+) -> list[str]:
+    """The test extras only the built metadata declares (a ``setup.py`` computing its
+    ``extras_require``, Poetry's ``[tool.poetry.extras]``); returns what was dropped.
+
+    The project's own build backend computed its ``METADATA`` when it installed:
+    its ``Provides-Extra`` lines are every extra, however declared. The test ones
+    (as :func:`_pick` chooses) that intake did not already install are.
+    """
+    metadata = _installed_metadata(installer.venv, root)
+    if metadata is None:
+        return []
+    provided = dict.fromkeys(metadata.get_all("Provides-Extra") or [])
+    extras = [e for e in _pick(provided) if e not in chosen]
+    if not extras:
+        return []
+    _say(progress, f"installing the extras the built metadata declares: {', '.join(extras)}")
+    wanted = []
+    for line in metadata.get_all("Requires-Dist") or []:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        marker = requirement.marker
+        if marker is None or not any(marker.evaluate({"extra": e}) for e in extras):
+            continue
+        requirement.marker = None
+        wanted.append([str(requirement)])
+    installer.fallbacks.append(f"extras {', '.join(extras)} (from the built metadata)")
+    return _install_items(installer, f"extras {', '.join(extras)}", wanted)
+
+
+def _installed_metadata(venv: Path, root: Path) -> Message | None:
+    """The core metadata the project was installed with (its dist-info's ``direct_url.json``
+    names ``root``), or None."""
+    for direct in venv.glob("lib/python*/site-packages/*.dist-info/direct_url.json"):
+        try:
+            url = json.loads(direct.read_text(encoding="utf-8")).get("url")
+            if url != root.as_uri():
+                continue
+            return message_from_string(direct.with_name("METADATA").read_text(encoding="utf-8"))
+        except (OSError, ValueError, AttributeError):
+            continue
+    return None
 
 
 def _declared(root: Path, extras: list[str]) -> list[list[str]]:
@@ -655,11 +751,26 @@ def _install_items(
                 dropped += _install_items(
                     installer, f"{name}, {Path(item[1]).name}", lines, dated=dated
                 )
-            else:
+            elif not _from_index(installer, name, item, dated=dated):
                 dropped.append(" ".join(item))
     with installer.log.open("a", encoding="utf-8") as fh:
         fh.write(f"\n{name}: dropped {', '.join(dropped) or 'nothing'}\n")
     return dropped
+
+
+def _from_index(installer: _Installer, name: str, item: list[str], *, dated: bool) -> bool:
+    """A URL requirement that did not install, tried from the package index by its name;
+    whether that worked (recorded in the log and, through ``fallbacks``, the recipe)."""
+    fallback = index_fallback(item)
+    if fallback is None:
+        return False
+    try:
+        installer.install(f"{name}, {fallback} from the index instead of its URL", [fallback],
+                          dated=dated)  # fmt: skip
+    except InstallError:
+        return False
+    installer.fallbacks.append(f"{fallback} from the package index (its URL did not install)")
+    return True
 
 
 def _write_recipe(venv: Path, recipe: dict[str, Any]) -> None:

@@ -39,3 +39,30 @@ def requirement_items(path: Path, depth: int = 0) -> list[list[str]]:
         elif not line.startswith("-") and not _OPTION_WITH_VALUE.match(line):
             items.append([line.split(" --hash", 1)[0].strip()])
     return items
+
+
+# ``name @ URL``; ``git+URL#egg=name``; a VCS URL of a repository whose last path part is the name.
+_NAMED_URL = re.compile(r"^(?P<name>[A-Za-z0-9][\w.-]*)(?P<extras>\[[\w,.\s-]+\])?\s*@\s*\S+")
+_EGG = re.compile(r"#egg=(?P<name>[A-Za-z0-9][\w.-]*)(?P<extras>\[[\w,.-]+\])?")
+_VCS_REPO = re.compile(
+    r"^(?:git|hg|svn|bzr)\+\w+://[^#@\s]+/(?P<name>[A-Za-z0-9][\w.-]*?)(?:\.git)?(?:@[^#\s]*)?$"
+)
+
+
+def index_fallback(item: list[str]) -> str | None:
+    """The package-index requirement for an item that names a URL (``name @ git+…``,
+    ``git+…#egg=name``, ``git+https://host/owner/name.git``), or None when it names none.
+
+    A URL that cannot be fetched (a private host, or none reachable at all) often
+    points at a project the index publishes under the same name: that release is
+    worth more to the suite than nothing.
+    """
+    text = item[-1].strip()
+    if "://" not in text:
+        return None
+    for pattern in (_NAMED_URL, _EGG, _VCS_REPO):
+        found = pattern.search(text) if pattern is _EGG else pattern.match(text)
+        if found:
+            extras = found.groupdict().get("extras") or ""
+            return f"{found['name']}{extras.replace(' ', '')}"
+    return None

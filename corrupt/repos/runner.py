@@ -44,11 +44,37 @@ def base_argv(module: str) -> list[str]:
     # import must not hide the results of every other module. Plugins that shuffle
     # the order (pytest-randomly, pytest-random-order) are off: which tests a
     # failure budget reaches must not change between runs, or one seed gives
-    # other tasks.
+    # other tasks. pytest's cache stays on, since plugins read ``config.cache``
+    # (pytest stops with INTERNALERROR without it), but in the run's private I/O
+    # folder: nothing is written into the tree, nothing carries over between runs.
     return [
-        "python", "-m", "pytest", "-p", module, "-p", "no:cacheprovider",
-        "-p", "no:randomly", "-p", "no:random_order", "--continue-on-collection-errors",
+        "python", "-m", "pytest", "-p", module, "-o", f"cache_dir={IO_DIR}/.pytest_cache",
+        "-p", "no:randomly", "-p", "no:random_order", *LINTERS_OFF,
+        "--continue-on-collection-errors",
     ]  # fmt: skip
+
+
+# pytest plugins that run a linter or type checker as tests (by their entry-point
+# names): they test the code's style and types, not its behaviour, no corruption is
+# caught by them that a behaviour test does not catch, and they can take most of a
+# suite's time (mypy per test case). Off in every run; their addopts options are
+# dropped with them (testplan.LINTER_OPTIONS).
+LINTERS_OFF = [
+    arg
+    for name in (
+        "mypy",
+        "pytest-mypy-plugins",
+        "mypy-testing",
+        "flake8",
+        "isort",
+        "pylint",
+        "black",
+        "ruff",
+        "pycodestyle",
+        "pydocstyle",
+    )  # fmt: skip
+    for arg in ("-p", f"no:{name}")
+]
 
 
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing

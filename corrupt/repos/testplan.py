@@ -78,7 +78,6 @@ PLUGIN_OPTIONS = {
     "--timeout": "pytest-timeout",
     "--benchmark": "pytest-benchmark",
     "--reruns": "pytest-rerunfailures",
-    "--mypy": "pytest-mypy",
     "--html": "pytest-html",
     "--doctest-plus": "pytest-doctestplus",
     "--doctest-rst": "pytest-doctestplus",
@@ -87,10 +86,6 @@ PLUGIN_OPTIONS = {
     "--snapshot-update": "syrupy",
     "--hypothesis": "hypothesis",
     "--mpl": "pytest-mpl",
-    "--flake8": "pytest-flake8",
-    "--black": "pytest-black",
-    "--isort": "pytest-isort",
-    "--ruff": "pytest-ruff",
     "--memray": "pytest-memray",
     "--codspeed": "pytest-codspeed",
     "--forked": "pytest-forked",
@@ -115,6 +110,10 @@ PLUGIN_INI_KEYS = {
 REPORTING_PREFIXES = ("--cov", "--no-cov", "-n", "--numprocesses", "--dist", "--junit",
                       "--html", "--benchmark", "--durations", "--report-log",
                       "--json-report", "--codspeed", "--memray")  # fmt: skip
+# Options of the plugins that run linters and type checkers as tests: those plugins
+# are off in every run (runner.LINTERS_OFF), so their options go with them.
+LINTER_OPTIONS = ("--mypy", "--flake8", "--isort", "--pylint", "--black", "--ruff",
+                  "--pycodestyle", "--pydocstyle", "--codestyle")  # fmt: skip
 # A requirement named on an install line (not a path, URL, wheel file or glob).
 REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(\[[\w,\-]+\])?(\s*[<>=!~;].*)?$")
 # Tools CI installs for itself, not for the tests: packaging, runners, linters, docs.
@@ -130,6 +129,10 @@ AVOIDED_WORKFLOWS = re.compile(
     r"release|publish|deploy|docs|lint|pre-commit|bench|codeql|docker", re.I
 )
 MAX_INCLUDE_DEPTH = 4
+MAKE_TEST_TARGETS = ("test", "tests", "unittest", "unittests")
+# A shell line that only assigns a variable a value with no expansion in it.
+SHELL_ASSIGNMENT = re.compile(r"^(?:export\s+)?(?P<name>[A-Za-z_]\w*)=(?P<value>[^$`;&|<>()\s]*)$")
+SHELL_VARIABLE = re.compile(r"\$(?:\{(?P<b>[A-Za-z_]\w*)\}|(?P<a>[A-Za-z_]\w*))")
 UV_RUN_OPTIONS_WITH_VALUE = frozenset(
     {"--with", "--extra", "--group", "--only-group", "--python", "-p", "--package",
      "--from", "--with-requirements", "--env-file", "--directory", "--project", "-E"}
@@ -152,6 +155,9 @@ class TestPlan:
     sources: list[str] = field(default_factory=list)  # where every other piece came from
     # Files pytest's name pattern picks up that are scripts, not tests (``--ignore``d).
     scripts: list[str] = field(default_factory=list)
+    # A test command that runs a program of the project's own (``python test/test.py``,
+    # ``python -m tests``): named when pytest finds no test there.
+    harness: str | None = None
 
     @property
     def args(self) -> list[str]:
@@ -171,6 +177,7 @@ def plan_tests(root: Path) -> TestPlan:
         for run in _runs(root, origin, _expand(root, commands, 0))
     ]
     chosen = _choose(root, runs)
+    plan.harness = _harness(root, chosen)
     if chosen is not None:
         plan.runner, plan.options, plan.paths = chosen.runner, chosen.options, chosen.paths
         plan.command_source = f"{chosen.origin}: {shlex.join(chosen.argv)}"
@@ -227,7 +234,8 @@ def _runner_configs(root: Path) -> Iterator[Job]:
     yield "tox", _tox_commands(root)
     yield "noxfile.py", _nox_commands(root)
     yield "hatch", _hatch_commands(root)
-    yield "Makefile", _make_commands(root, "test")
+    for target in MAKE_TEST_TARGETS:
+        yield "Makefile", _make_commands(root, target)
 
 
 def _expand(root: Path, commands: list[list[str]], depth: int) -> list[list[str]]:
@@ -263,12 +271,25 @@ def _script(root: Path, words: list[str]) -> str | None:
 
 
 def _shell_commands(script: str) -> Iterator[list[str]]:
-    """Simple commands of a shell script: continuation lines joined, split at ; && || |."""
+    """Simple commands of a shell script: continuation lines joined, split at ; && || |.
+
+    A variable the script assigns a plain value (``REQUIREMENTS="requirements.txt"``,
+    ``export PREFIX=""``) is replaced by the last value assigned before its use, so
+    ``"$PIP" install -r "$REQUIREMENTS"`` reads as the install it is.
+    """
     text = re.sub(r"\\\r?\n", " ", script)
     text = re.sub(r"\$\{\{.*?\}\}", "$GH", text)  # a GitHub expression is one unknown word
+    variables: dict[str, str] = {}
     for line in text.splitlines():
-        line = line.strip()
+        line = _substitute(line.strip(), variables)
         if not line or line.startswith("#"):
+            continue
+        assigned = SHELL_ASSIGNMENT.match(line)
+        if assigned:
+            try:
+                variables[assigned["name"]] = " ".join(shlex.split(assigned["value"]))
+            except ValueError:
+                variables.pop(assigned["name"], None)
             continue
         lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
         lexer.whitespace_split = True
@@ -287,6 +308,13 @@ def _shell_commands(script: str) -> Iterator[list[str]]:
                 current.append(token)
         if current:
             yield current
+
+
+def _substitute(line: str, variables: dict[str, str]) -> str:
+    """``$NAME`` and ``${NAME}`` of the known variables replaced; others are left as they are."""
+    if "$" not in line:
+        return line
+    return SHELL_VARIABLE.sub(lambda m: variables.get(m["a"] or m["b"], m[0]), line)
 
 
 def _unwrap(argv: list[str]) -> list[str]:
@@ -380,6 +408,23 @@ def _choose(root: Path, runs: list[_Run]) -> _Run | None:
     """The first run (in order of trust) of the whole suite; a narrower run is never
     chosen, pytest's own configuration then decides."""
     return next((r for r in runs if r.broad(root)), None)
+
+
+def _harness(root: Path, chosen: _Run | None) -> str | None:
+    """The first command of CI or a runner configuration that runs a test program of the
+    project's own rather than pytest or unittest; the chosen run itself when it is a
+    test module run as a script (its ``__main__`` may drive a runner of its own)."""
+    if chosen is not None:
+        words = _unwrap(chosen.argv)
+        script = chosen.runner == "unittest" and words[:1] == ["python"] and words[1:2] != ["-m"]
+        return f"{chosen.origin}: {shlex.join(chosen.argv)}" if script else None
+    for origin, commands in [*_ci_jobs(root), *_runner_configs(root)]:
+        for argv in _expand(root, commands, 0):
+            words = _unwrap(argv)
+            target = words[2:3] if words[1:2] == ["-m"] else words[1:2]
+            if words[:1] == ["python"] and target and "test" in target[0].lower():
+                return f"{origin}: {shlex.join(argv)}"
+    return None
 
 
 def _pytest_args(words: list[str]) -> list[str] | None:
@@ -551,6 +596,8 @@ def _take_installs(plan: TestPlan, root: Path, commands: list[list[str]], origin
 
 
 def _pip_install_args(words: list[str]) -> list[str] | None:
+    if words and Path(words[0]).name in ("pip", "pip3"):  # venv/bin/pip install ...
+        words = [Path(words[0]).name, *words[1:]]
     for prefix in (["pip", "install"], ["pip3", "install"], ["python", "-m", "pip", "install"],
                    ["uv", "pip", "install"]):  # fmt: skip
         if words[: len(prefix)] == prefix:
@@ -1011,7 +1058,7 @@ def reporting_free_addopts(root: Path) -> list[str] | None:
     while i < len(words):
         word = words[i]
         name = word.split("=", 1)[0]
-        if word.startswith(REPORTING_PREFIXES) or (
+        if word.startswith(REPORTING_PREFIXES + LINTER_OPTIONS) or (
             word == "-p" and words[i + 1 : i + 2] == ["xdist"]
         ):
             removed = True

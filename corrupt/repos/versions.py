@@ -11,6 +11,10 @@ pretend version, and :func:`write_version_files` writes the files the project
 configures, from our own template, so no repository code runs to make them.
 setuptools-git-versioning has no pretend-version variable but, like
 setuptools-scm, trusts an sdist's ``PKG-INFO``: a tree gets a minimal one.
+Every other backend that reads the VCS at build time gets the version through
+its own override variable (:func:`version_env`): pbr, which otherwise raises
+without ``.git``; poetry-dynamic-versioning (dunamai); PDM's scm source.
+versioneer needs none: without ``.git`` it builds ``0+unknown``.
 """
 
 from __future__ import annotations
@@ -50,6 +54,20 @@ __version_tuple__ = version_tuple = {version_tuple!r}
 """
 PKG_INFO_TEMPLATE = "Metadata-Version: 2.1\nName: {name}\nVersion: {{version}}\n"
 _SETUP_PY_KEYS = re.compile(r"""["']?(?:write_to|version_file)["']?\s*[=:]\s*["']([^"']+)["']""")
+
+
+# Each VCS-versioning backend's own "use this version" variable.
+VERSION_VARIABLES = (
+    "SETUPTOOLS_SCM_PRETEND_VERSION",  # setuptools-scm, hatch-vcs
+    "PBR_VERSION",  # pbr (setup_requires=['pbr'], pbr=True)
+    "POETRY_DYNAMIC_VERSIONING_BYPASS",  # poetry-dynamic-versioning, dunamai
+    "PDM_BUILD_SCM_VERSION",  # pdm-backend's scm source
+)
+
+
+def version_env(version: str | None) -> dict[str, str]:
+    """The variables that hand ``version`` (``0.0.0`` when git gave none) to every backend."""
+    return dict.fromkeys(VERSION_VARIABLES, version or "0.0.0")
 
 
 def describe_version(repo: git.Repo, sha: str) -> str | None:

@@ -35,7 +35,8 @@ SETUPTOOLS = (
     '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
 )
 MISSING_PIN = "not-a-real-package-for-corrupt-tests==9.9.9"
-GIT_URL = "git+https://example.invalid/owner/gone.git#egg=gone"
+# a name the package index does not have either, so the index fallback fails too
+GIT_URL = "git+https://example.invalid/owner/gone.git#egg=corrupt-gone-for-tests-3b1c"
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,121 @@
+"""What to install when the suite's collection stops on a module that is not there.
+
+A project can need a test dependency it declares nowhere intake reads (a
+``conftest.py`` importing ``hypothesis`` that only a CI image has, a plugin a
+developer has installed by hand). Collection then fails with
+``ModuleNotFoundError: No module named 'x'``. The environment build reads
+those names from the collection output (:func:`missing_modules`) and installs
+the distribution that provides each (:func:`distribution_for`), a few rounds at
+most. Two rules keep it from installing anything at random: the module must be
+imported by a file of the project (:func:`imported_by_project`), and the
+distribution is the one a project file names for it when one does; otherwise
+the module's own name, or the name it is published under when that differs
+(``yaml`` is PyYAML), from a short table of such cases.
+
+Pure functions of text and the project's files: nothing here installs.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from packaging.utils import canonicalize_name
+
+MISSING = re.compile(r"ModuleNotFoundError: No module named '(?P<name>[\w.]+)'")
+# Import names published under another distribution name (the common cases).
+PUBLISHED_AS = {
+    "yaml": "PyYAML",
+    "PIL": "Pillow",
+    "dateutil": "python-dateutil",
+    "bs4": "beautifulsoup4",
+    "attr": "attrs",
+    "OpenSSL": "pyOpenSSL",
+    "jwt": "PyJWT",
+    "serial": "pyserial",
+    "dotenv": "python-dotenv",
+    "multipart": "python-multipart",
+    "git": "GitPython",
+    "sklearn": "scikit-learn",
+    "Crypto": "pycryptodome",
+    "pkg_resources": "setuptools",
+    "google.protobuf": "protobuf",
+    "magic": "python-magic",
+    "socks": "PySocks",
+    "xdist": "pytest-xdist",
+}
+# Files where a project names its dependencies (the distribution name is looked up here).
+NAMING_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py",
+                "Makefile", "environment.yml", "Pipfile")  # fmt: skip
+SKIPPED_FOLDERS = frozenset({".git", ".tox", ".nox", ".venv", "venv", "node_modules", "build"})
+MAX_FILES = 5000
+
+
+def missing_modules(output: str) -> list[str]:
+    """The top-level modules collection could not import, in order of first mention."""
+    return list(dict.fromkeys(m["name"].split(".")[0] for m in MISSING.finditer(output)))
+
+
+def imported_by_project(root: Path, module: str) -> bool:
+    """A Python file of the project imports ``module``, and the project does not hold it
+    itself anywhere (a helper module the tests could not import is no dependency)."""
+    if _held(root, module):
+        return False
+    pattern = re.compile(rf"^\s*(?:from\s+{re.escape(module)}[\s.]|import\s+{re.escape(module)}\b)",
+                         re.MULTILINE)  # fmt: skip
+    return any(pattern.search(text) for text in _python_texts(root))
+
+
+def _held(root: Path, module: str) -> bool:
+    """The project has a module or package of that name somewhere in its tree."""
+    if _project_paths(root, f"{module}.py"):
+        return True
+    return bool(_project_paths(root, f"{module}/__init__.py"))
+
+
+def distribution_for(root: Path, module: str) -> str:
+    """The distribution to install for ``module``: the name a project file gives it
+    (``pytest_mock`` -> ``pytest-mock`` when setup.py says so), else the published name."""
+    wanted = {_squashed(module), _squashed(PUBLISHED_AS.get(module, module))}
+    for text in _naming_texts(root):
+        for word in re.findall(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
+            if _squashed(word) in wanted:
+                return str(word)
+    return PUBLISHED_AS.get(module) or module.replace("_", "-")
+
+
+def _squashed(name: str) -> str:
+    """A name compared without case or separators: ``pytest_lazyfixture`` is
+    ``pytest-lazy-fixture``, as the module and the distribution name it."""
+    return canonicalize_name(name).replace("-", "")
+
+
+def _naming_texts(root: Path) -> list[str]:
+    paths = [root / name for name in NAMING_FILES]
+    for folder in (root, root / "requirements", root / "tests", root / "test"):
+        if folder.is_dir():
+            paths += sorted(folder.glob("*.txt"))
+    return [text for path in paths if (text := _read(path))]
+
+
+def _python_texts(root: Path) -> list[str]:
+    return [_read(path) for path in _project_paths(root, "*.py")]
+
+
+def _project_paths(root: Path, pattern: str) -> list[Path]:
+    """Files under ``root`` matching ``pattern`` (at any depth), outside tool folders; a bound
+    on how many."""
+    found: list[Path] = []
+    for path in sorted(root.rglob(pattern)):
+        if len(found) >= MAX_FILES:
+            break
+        if SKIPPED_FOLDERS.isdisjoint(path.relative_to(root).parts):
+            found.append(path)
+    return found
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    except OSError:
+        return ""

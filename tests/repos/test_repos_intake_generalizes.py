@@ -1,0 +1,340 @@
+"""Intake mechanisms that generalize (issue 40), one fixture repository made here for each.
+
+Each integration test is a real git repository through the real checkout, a
+venv built with uv from the package index in the box, and real pytest runs; it
+checks the outcome (a green baseline with the tests it should have, or the one
+error line a user reads), not the code path. The unit tests check the pure
+readers on their own: Poetry's version syntax, shell variables in CI scripts,
+URL requirements, the module -> distribution rules.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gitrepos import make_repo
+from repos_run_support import session_cache
+
+from corrupt.errors import NoTestsError, RedBaselineError
+from corrupt.repos.baseline import compute_baseline
+from corrupt.repos.checkout import checkout
+from corrupt.repos.declared import poetry_specifier
+from corrupt.repos.environment import discover_test_requirements, recipe_for
+from corrupt.repos.local import LocalSandbox
+from corrupt.repos.missing import distribution_for, imported_by_project, missing_modules
+from corrupt.repos.requirements import index_fallback
+from corrupt.repos.specs import parse_spec
+from corrupt.repos.testplan import plan_tests
+from corrupt.repos.versions import version_env
+
+SETUPTOOLS = (
+    '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
+)
+# A small test-only dependency every fixture below needs and declares somewhere odd: one
+# that neither pytest nor coverage.py brings along, so a test passes only when intake found it.
+USES_TOMLI_W = (
+    "import tomli_w\n\n"
+    "def test_writes_toml():\n"
+    "    assert tomli_w.dumps({'k': 'v'}) == 'k = \"v\"\\n'\n"
+)
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    return LocalSandbox(cache_dir=session_cache(tmp_path_factory))
+
+
+def baseline_of(folder: Path, sandbox, tmp_path_factory):
+    pinned = checkout(parse_spec(str(folder)), cache_dir=session_cache(tmp_path_factory))
+    env = sandbox.prepare(pinned)
+    return pinned, compute_baseline(pinned, sandbox, env, cache_dir=folder.parent / "baselines")
+
+
+def added(pinned, tmp_path_factory) -> list[str]:
+    return recipe_for(pinned, cache_dir=session_cache(tmp_path_factory))["added"]
+
+
+# -- real repositories ---------------------------------------------------------
+
+
+def test_extras_a_setup_py_computes_are_read_from_the_built_metadata(
+    sandbox, tmp_path_factory, tmp_path
+):
+    make_repo(
+        tmp_path / "computed",
+        {
+            "setup.py": (
+                "from setuptools import setup\n\n"
+                "extras = {}\n"
+                "for name, deps in [('docs', ['corrupt-not-on-any-index-9a1']), ('testing', ['tomli-w'])]:\n"
+                "    extras[name] = list(deps)\n\n"
+                "setup(name='computed', version='1.0', py_modules=['computed'],"
+                " extras_require=extras)\n"
+            ),
+            "computed.py": "X = 1\n",
+            "tests/test_computed.py": USES_TOMLI_W,
+        },
+    )
+    pinned, baseline = baseline_of(tmp_path / "computed", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_computed.py::test_writes_toml"]
+    assert added(pinned, tmp_path_factory) == ["extras testing (from the built metadata)"]
+
+
+def test_poetry_test_group_is_installed(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "poetic",
+        {
+            "pyproject.toml": (
+                '[build-system]\nrequires = ["poetry-core>=1.0"]\n'
+                'build-backend = "poetry.core.masonry.api"\n'
+                '[tool.poetry]\nname = "poetic"\nversion = "0.1.0"\ndescription = ""\n'
+                'authors = ["T <t@example.com>"]\n'
+                '[tool.poetry.dependencies]\npython = ">=3.8"\n'
+                '[tool.poetry.group.test.dependencies]\ntomli-w = "^1.0"\n'
+                '[tool.poetry.group.docs.dependencies]\ncorrupt-not-on-any-index-9a1 = "*"\n'
+            ),
+            "poetic/__init__.py": "X = 1\n",
+            "tests/test_poetic.py": USES_TOMLI_W,
+        },
+    )
+    pinned, baseline = baseline_of(tmp_path / "poetic", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_poetic.py::test_writes_toml"]
+    assert recipe_for(pinned, cache_dir=session_cache(tmp_path_factory))["dropped"] == []
+
+
+def test_a_module_collection_misses_is_installed_once_and_recorded(
+    sandbox, tmp_path_factory, tmp_path
+):
+    make_repo(
+        tmp_path / "undeclared",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "undeclared"\nversion = "1"\n',
+            "undeclared.py": "X = 1\n",
+            # declared nowhere: only the import says the tests need it
+            "tests/test_undeclared.py": USES_TOMLI_W,
+        },
+    )
+    pinned, baseline = baseline_of(tmp_path / "undeclared", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_undeclared.py::test_writes_toml"]
+    assert added(pinned, tmp_path_factory) == ["tomli-w (collection could not import tomli_w)"]
+
+
+def test_a_module_of_the_project_itself_is_never_installed_from_the_index(
+    sandbox, tmp_path_factory, tmp_path
+):
+    make_repo(
+        tmp_path / "selfish",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "selfish"\nversion = "1"\n',
+            "selfish.py": "X = 1\n",
+            # a helper module the project keeps (in a folder off the path): not a dependency
+            "helpers/six.py": "X = 1\n",
+            "tests/test_selfish.py": "import six\n\ndef test_x():\n    assert six.X == 1\n",
+        },
+    )
+    with pytest.raises(RedBaselineError, match="No module named 'six'"):
+        baseline_of(tmp_path / "selfish", sandbox, tmp_path_factory)
+    assert not imported_by_project(tmp_path / "selfish", "six")
+
+
+def test_a_git_url_that_cannot_be_fetched_is_taken_from_the_index(
+    sandbox, tmp_path_factory, tmp_path
+):
+    make_repo(
+        tmp_path / "giturl",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "giturl"\nversion = "1"\n',
+            "giturl.py": "X = 1\n",
+            "requirements-test.txt": "git+https://example.invalid/hukkin/tomli-w.git#egg=tomli-w\n",
+            "tests/test_giturl.py": USES_TOMLI_W,
+        },
+    )
+    pinned, baseline = baseline_of(tmp_path / "giturl", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_giturl.py::test_writes_toml"]
+    assert added(pinned, tmp_path_factory) == [
+        "tomli-w from the package index (its URL did not install)"
+    ]
+
+
+def test_a_pbr_project_builds_without_git_in_its_tree(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "pbrish",
+        {
+            "setup.py": "import setuptools\n\nsetuptools.setup(setup_requires=['pbr'], pbr=True)\n",
+            "setup.cfg": "[metadata]\nname = pbrish\n\n[files]\npackages = pbrish\n",
+            "pbrish/__init__.py": "X = 1\n",
+            "tests/test_pbrish.py": (
+                "from importlib.metadata import version\n\n"
+                "def test_installed_with_a_version():\n"
+                "    assert version('pbrish') == '0.0.0'\n"
+            ),
+        },
+    )
+    _, baseline = baseline_of(tmp_path / "pbrish", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_pbrish.py::test_installed_with_a_version"]
+
+
+def test_a_plugin_that_needs_pytests_cache_runs(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "cached",
+        {
+            "cached.py": "X = 1\n",
+            "conftest.py": (
+                "def pytest_configure(config):\n"
+                "    config.cache.set('cached/runs', config.cache.get('cached/runs', 0) + 1)\n"
+            ),
+            "tests/test_cached.py": (
+                "def test_sees_a_fresh_cache(request):\n"
+                "    assert request.config.cache.get('cached/runs', None) == 1\n"
+            ),
+        },
+    )
+    pinned, baseline = baseline_of(tmp_path / "cached", sandbox, tmp_path_factory)
+    # a fresh cache in every run (a value carried over would make it 2, 3, ...), none in the tree
+    assert baseline.tests == ["tests/test_cached.py::test_sees_a_fresh_cache"]
+    assert not (pinned.path / ".pytest_cache").exists()
+
+
+def test_a_root_tests_py_the_makefile_runs(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "rooted",
+        {
+            "rooted.py": "def inc(x):\n    return x + 1\n",
+            "tests.py": (
+                "import unittest\nfrom rooted import inc\n\n"
+                "class IncTest(unittest.TestCase):\n"
+                "    def test_inc(self):\n        self.assertEqual(inc(1), 2)\n\n"
+                "if __name__ == '__main__':\n    unittest.main()\n"
+            ),
+            "Makefile": "PYTHON ?= python3\n\ntests:\n\t$(PYTHON) tests.py\n",
+        },
+    )
+    _, baseline = baseline_of(tmp_path / "rooted", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests.py::IncTest::test_inc"]
+
+
+def test_a_linter_plugin_is_left_out_of_the_suite(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "linted",
+        {
+            "pyproject.toml": (
+                SETUPTOOLS + '[project]\nname = "linted"\nversion = "1"\n'
+                '[project.optional-dependencies]\ntest = ["pytest-isort"]\n'
+                '[tool.pytest.ini_options]\naddopts = "--isort"\n'
+            ),
+            # imports out of order: pytest-isort would add a failing item for this file
+            "linted.py": "import sys\nimport os\n\nX = (os.sep, sys.version)\n",
+            "tests/test_linted.py": "import linted\n\ndef test_x():\n    assert linted.X\n",
+        },
+    )
+    _, baseline = baseline_of(tmp_path / "linted", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_linted.py::test_x"]
+
+
+def test_a_harness_of_its_own_is_named_in_the_error(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "harness",
+        {
+            "harness.py": "X = 1\n",
+            "test/test.py": (
+                "import sys\n\n\ndef main():\n    sys.exit(0 if __import__('harness').X else 1)\n\n\n"
+                "if __name__ == '__main__':\n    main()\n"
+            ),
+            ".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: python test/test.py\n",
+        },
+    )
+    with pytest.raises(NoTestsError, match=r"program of its own \(.*python test/test\.py\)"):
+        baseline_of(tmp_path / "harness", sandbox, tmp_path_factory)
+
+
+# -- the pure readers ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("poetry", "pep440"),
+    [
+        ("^1.2.3", ">=1.2.3,<2"),
+        ("^0.2.3", ">=0.2.3,<0.3"),
+        ("^0.0.3", ">=0.0.3,<0.0.4"),
+        ("~1.2.3", ">=1.2.3,<1.3"),
+        ("~1", ">=1,<2"),
+        ("*", ""),
+        (">=2.0,<3", ">=2.0,<3"),
+        ("1.4.*", "==1.4.*"),
+        ("2.1", "==2.1"),
+        ("^1 || ^2", ""),
+        ("latest", ""),
+    ],
+)
+def test_poetry_constraints_become_pep_440(poetry, pep440):
+    assert poetry_specifier(poetry) == pep440
+
+
+def test_poetry_and_pdm_test_groups_win_over_dev(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.poetry.dev-dependencies]\nblack = '*'\n"
+        "[tool.poetry.group.tests.dependencies]\n"
+        "hypothesis = {version = '^6.1', extras = ['cli'], markers = \"python_version >= '3.8'\"}\n"
+        "mylib = {git = 'https://example.invalid/mylib.git'}\npython = '^3.8'\n"
+        "[tool.pdm.dev-dependencies]\ntest = ['pytest-mock>=3', '-e file:///x']\nlint = ['ruff']\n"
+    )
+    found = discover_test_requirements(tmp_path)
+    assert found.packages == [
+        'hypothesis[cli]<7,>=6.1; python_version >= "3.8"',
+        "mylib",
+        "pytest-mock>=3",
+    ]
+    assert "[tool.poetry] tests dependencies" in found.sources
+    assert "[tool.pdm] test dependencies" in found.sources
+
+
+def test_shell_variables_in_a_ci_script_are_followed(tmp_path):
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "install").write_text(
+        '#!/bin/sh -e\nREQUIREMENTS="requirements.txt"\nVENV="venv"\n'
+        'PIP="$VENV/bin/pip"\n"$PIP" install -r "$REQUIREMENTS"\n'
+    )
+    (tmp_path / "scripts" / "test").write_text(
+        '#!/bin/sh\nexport PREFIX=""\n${PREFIX}pytest "$@"\n'
+    )
+    (tmp_path / "requirements.txt").write_text("trio\n")
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text(
+        "jobs:\n  t:\n    steps:\n      - run: scripts/install\n      - run: scripts/test\n"
+    )
+    assert plan_tests(tmp_path).files == ["requirements.txt"]
+
+
+@pytest.mark.parametrize(
+    ("item", "fallback"),
+    [
+        (["foo @ git+https://example.invalid/y.git"], "foo"),
+        (["git+https://example.invalid/a/bar.git@v1#egg=baz[x]"], "baz[x]"),
+        (["-e", "git+https://example.invalid/a/qux.git"], "qux"),
+        (["https://example.invalid/y.tar.gz"], None),
+        (["hypothesis"], None),
+    ],
+)
+def test_url_requirements_name_their_index_fallback(item, fallback):
+    assert index_fallback(item) == fallback
+
+
+def test_a_missing_module_maps_to_the_distribution_the_project_names(tmp_path):
+    output = (
+        "E   ModuleNotFoundError: No module named 'yaml'\n"
+        "E   ModuleNotFoundError: No module named 'pytest_lazyfixture.plugin'\n"
+    )
+    assert missing_modules(output) == ["yaml", "pytest_lazyfixture"]
+    (tmp_path / "tox.ini").write_text("[testenv]\ndeps = pytest-lazy-fixture\n")
+    assert distribution_for(tmp_path, "pytest_lazyfixture") == "pytest-lazy-fixture"
+    assert distribution_for(tmp_path, "yaml") == "PyYAML"
+    (tmp_path / "t.py").write_text("from yaml import safe_load\n")
+    assert imported_by_project(tmp_path, "yaml")
+    assert not imported_by_project(tmp_path, "toml")
+
+
+def test_every_vcs_backend_gets_the_version():
+    env = version_env("1.2.dev3+gabc")
+    assert env["PBR_VERSION"] == env["SETUPTOOLS_SCM_PRETEND_VERSION"] == "1.2.dev3+gabc"
+    assert version_env(None)["POETRY_DYNAMIC_VERSIONING_BYPASS"] == "0.0.0"
