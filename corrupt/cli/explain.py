@@ -3,7 +3,9 @@
 The test command and where it came from (CI, tox, nox, hatch, make, pytest's
 configuration), the sources of the test requirements, the version given to
 VCS-versioned builds, the Python the environment runs on and why, and the
-requirements that did not install and were dropped. Printed before the suite runs and again once the environment exists,
+requirements that did not install and were dropped, what went in beyond the
+declared (extras only the built metadata names, modules collection missed, URL
+requirements taken from the index), and the linter plugins left out. Printed before the suite runs and again once the environment exists,
 so a red baseline is explained too.
 """
 
@@ -38,6 +40,11 @@ def explain_plan(checkout: Checkout, console: Console) -> None:
             f"  not collected, scripts named like tests (no test in them, code run at import): "
             f"{', '.join(plan.scripts)}"
         )
+    if plan.linter_tests:
+        lines.append(
+            f"  not collected, test modules that run a linter or type checker: "
+            f"{', '.join(plan.linter_tests)}"
+        )
     found = discover_test_requirements(checkout.path)
     lines.append(f"test requirements from: {', '.join(found.sources) or 'nothing declared'}")
     if checkout.version:
@@ -64,6 +71,15 @@ def explain_environment(checkout: Checkout, console: Console, *, asked: bool = F
     dropped = recipe.get("dropped") or []
     text = ", ".join(map(str, dropped)) if dropped else "nothing"
     console.print(f"dropped requirements: {escape(text)}", highlight=False, soft_wrap=True)
+    added = recipe.get("added") or []
+    if added:
+        text = ", ".join(map(str, added))
+        console.print(f"added beyond the declared: {escape(text)}", highlight=False, soft_wrap=True)
+    console.print(
+        "left out: pytest plugins that run linters and type checkers as tests "
+        "(mypy, flake8, isort, pylint, black, ruff, pycodestyle, pydocstyle)",
+        highlight=False,
+    )
 
 
 def python_line(checkout: Checkout, recipe: dict[str, object], *, asked: bool) -> str:

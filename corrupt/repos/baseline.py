@@ -181,8 +181,10 @@ def _suite_run(
             raise NoTestsError(
                 "pytest collected no tests" + _no_tests_hint(tree) + log.keep(report)
             )
+        harness = _no_tests_hint(tree) if plan_tests(tree).harness else ""
         raise RedBaselineError(
-            f"pytest did not run (exit {report.exit_code}): {_last_line(report)}{log.keep(report)}",
+            f"pytest did not run (exit {report.exit_code}): {_last_line(report)}{harness}"
+            + log.keep(report),
             cause="collection",
         )
     return report

@@ -155,6 +155,8 @@ class TestPlan:
     sources: list[str] = field(default_factory=list)  # where every other piece came from
     # Files pytest's name pattern picks up that are scripts, not tests (``--ignore``d).
     scripts: list[str] = field(default_factory=list)
+    # Test modules that run a linter or type checker over the code (``--ignore``d).
+    linter_tests: list[str] = field(default_factory=list)
     # A test command that runs a program of the project's own (``python test/test.py``,
     # ``python -m tests``): named when pytest finds no test there.
     harness: str | None = None
@@ -187,6 +189,7 @@ def plan_tests(root: Path) -> TestPlan:
     _take_pytest_config(plan, root)
     _take_requirement_folders(plan, root)
     _ignore_scripts(plan, root)
+    _ignore_linter_tests(plan, root)
     plan.packages = list(dict.fromkeys(plan.packages))
     plan.files = list(dict.fromkeys(plan.files))
     plan.extras = list(dict.fromkeys(plan.extras))
@@ -866,7 +869,18 @@ NOT_SEARCHED = frozenset(
     {".git", ".hg", ".tox", ".nox", ".venv", "venv", "node_modules", "build", "dist",
      "__pycache__", "site-packages"}
 )  # fmt: skip
-MAX_SCRIPT_SCAN = 5000  # files matching the pattern: past that, the tree is left as it is
+MAX_SCRIPT_SCAN = 5000
+# A test module named for a style or type check, and a linter it runs (a subprocess
+# argument or an API import).
+LINTER_TEST_NAME = re.compile(
+    r"^test_?(code_?style|style|lint|linting|linters|flake8|mypy|pep8|pycodestyle|pylint"
+    r"|typing_check|type_check|typecheck|isort|black|ruff|format|formatting)\.py$"
+)
+LINTER_RUN = re.compile(
+    r"""["'](mypy|flake8|pycodestyle|pylint|ruff|black|isort|pydocstyle)["']"""
+    r"|^\s*(?:from|import)\s+(mypy\.api|flake8\.api|pycodestyle|pylint\.lint)\b",
+    re.MULTILINE,
+)  # files matching the pattern: past that, the tree is left as it is
 
 
 def _ignore_scripts(plan: TestPlan, root: Path) -> None:
@@ -883,10 +897,35 @@ def _ignore_scripts(plan: TestPlan, root: Path) -> None:
     words = [*addopts(root), *plan.options]
     if any(w.startswith("--doctest-modules") for w in words):
         return
-    files = _option_values(words, "python_files") or _ini_words(root, "python_files")
     functions = _option_values(words, "python_functions") or _ini_words(root, "python_functions")
-    patterns = files or list(DEFAULT_PYTHON_FILES)
     prefixes = tuple(functions) if functions else ("test",)
+    for path in _collected_files(plan, root):
+        if _is_script(path, prefixes):
+            _ignore(plan, plan.scripts, path.relative_to(root).as_posix())
+
+
+def _ignore_linter_tests(plan: TestPlan, root: Path) -> None:
+    """``--ignore`` test modules that run a linter or type checker over the code
+    (``tests/test_codestyle.py`` calling ``mypy`` in a subprocess): like the linter
+    plugins (runner.LINTERS_OFF) they check style and types, not behaviour, they go
+    red when the linter's next release finds something new, and they are slow.
+    A module counts only when its name says so and its text runs one."""
+    for path in _collected_files(plan, root):
+        if LINTER_TEST_NAME.match(path.name) and LINTER_RUN.search(_read(path) or ""):
+            _ignore(plan, plan.linter_tests, path.relative_to(root).as_posix())
+
+
+def _ignore(plan: TestPlan, kept_in: list[str], name: str) -> None:
+    if name not in kept_in:
+        kept_in.append(name)
+        plan.options.append(f"--ignore={name}")
+
+
+def _collected_files(plan: TestPlan, root: Path) -> Iterator[Path]:
+    """The files pytest would collect by name (at most MAX_SCRIPT_SCAN of them)."""
+    words = [*addopts(root), *plan.options]
+    files = _option_values(words, "python_files") or _ini_words(root, "python_files")
+    patterns = files or list(DEFAULT_PYTHON_FILES)
     starts = [root / p for p in plan.paths if "::" not in p] or [
         root / p for p in _ini_words(root, "testpaths")
     ]
@@ -896,11 +935,7 @@ def _ignore_scripts(plan: TestPlan, root: Path) -> None:
             seen += 1
             if seen > MAX_SCRIPT_SCAN:
                 return
-            if _is_script(path, prefixes):
-                name = path.relative_to(root).as_posix()
-                if name not in plan.scripts:
-                    plan.scripts.append(name)
-                    plan.options.append(f"--ignore={name}")
+            yield path
 
 
 def _option_values(words: list[str], key: str) -> list[str]:

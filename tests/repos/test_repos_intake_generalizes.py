@@ -338,3 +338,18 @@ def test_every_vcs_backend_gets_the_version():
     env = version_env("1.2.dev3+gabc")
     assert env["PBR_VERSION"] == env["SETUPTOOLS_SCM_PRETEND_VERSION"] == "1.2.dev3+gabc"
     assert version_env(None)["POETRY_DYNAMIC_VERSIONING_BYPASS"] == "0.0.0"
+
+
+def test_a_test_module_that_runs_a_linter_is_left_out(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_codestyle.py").write_text(
+        "import subprocess\n\ndef test_mypy():\n    subprocess.check_call(['mypy', 'src'])\n"
+    )
+    # named like one, but it tests the project's own formatting code: kept
+    (tmp_path / "tests" / "test_format.py").write_text(
+        "from mylib import format\n\ndef test_format():\n    assert format(1) == '1'\n"
+    )
+    (tmp_path / "tests" / "test_core.py").write_text("def test_core():\n    pass\n")
+    plan = plan_tests(tmp_path)
+    assert plan.linter_tests == ["tests/test_codestyle.py"]
+    assert "--ignore=tests/test_codestyle.py" in plan.options
