@@ -372,6 +372,11 @@ def baseline(
     console.print(f"time: {result.seconds:.2f} s per run")
     if result.flaky:
         console.print("flaky: " + ", ".join(result.flaky), highlight=False)
+    if result.offline:
+        console.print(
+            f"left out, needing the network the box never has: {', '.join(result.offline)}",
+            highlight=False,
+        )
     well_covered = sum(1 for t in covering.values() if len(t) >= 5)
     console.print(
         f"functions: {len(covering)}; covered by >=1 test: {sum(1 for t in covering.values() if t)}; "

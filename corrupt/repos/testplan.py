@@ -399,7 +399,7 @@ def _runs(root: Path, origin: str, commands: list[list[str]]) -> Iterator[_Run]:
         if found is not None:
             yield _Run(origin, argv, "pytest", *_kept_pytest_args(root, found), commands)
             continue
-        unittest = _unittest_args(words) if words else None
+        unittest = _unittest_args(_stestr_as_unittest(root, words)) if words else None
         if unittest is not None:
             named = bool(unittest) and unittest[0] != "discover" and not unittest[0].endswith(".py")
             named = named and not all(w.startswith("-") for w in unittest)
@@ -458,6 +458,16 @@ def _unittest_args(words: list[str]) -> list[str] | None:
     ):
         return [words[1]]  # a test module run as a script: its unittest.main()
     return None
+
+
+def _stestr_as_unittest(root: Path, words: list[str]) -> list[str]:
+    """``stestr run`` (OpenStack's runner, common with pbr) as the unittest discovery it
+    does: of ``.stestr.conf``'s ``test_path``. Any other command comes back as it was."""
+    if words[:2] != ["stestr", "run"] and words[:4] != ["python", "-m", "stestr", "run"]:
+        return words
+    conf = _ini_section(root / ".stestr.conf", "DEFAULT")
+    start = str(conf.get("test_path", ".")).strip().removeprefix("./") or "."
+    return ["python", "-m", "unittest", "discover", "-s", start]
 
 
 def _after_coverage_run(words: list[str]) -> list[str] | None:
@@ -624,7 +634,8 @@ def _tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]
         ]
     for section, env in candidates:
         commands = [c for c in (_tox_words(line, env) for line in sections.get(section, [])) if c]
-        if any(_pytest_args(_unwrap(c)) is not None or _unittest_args(_unwrap(c)) is not None
+        if any(_pytest_args(_unwrap(c)) is not None
+               or _unittest_args(_stestr_as_unittest(root, _unwrap(c))) is not None
                for c in commands if _unwrap(c)):  # fmt: skip
             return commands
     return []
@@ -1165,6 +1176,8 @@ def _ini_section(path: Path, section: str) -> dict[str, Any]:
         parser.read_string(text)
     except configparser.Error:
         return {}
+    if section == configparser.DEFAULTSECT:
+        return dict(parser.defaults())
     return dict(parser[section]) if parser.has_section(section) else {}
 
 

@@ -353,3 +353,44 @@ def test_a_test_module_that_runs_a_linter_is_left_out(tmp_path):
     plan = plan_tests(tmp_path)
     assert plan.linter_tests == ["tests/test_codestyle.py"]
     assert "--ignore=tests/test_codestyle.py" in plan.options
+
+
+def test_tests_that_need_the_network_are_left_out_not_red(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "online",
+        {
+            "online.py": "X = 1\n",
+            "tests/test_online.py": (
+                "import socket\n\nimport online\n\n"
+                "def test_offline():\n    assert online.X == 1\n\n"
+                "def test_resolves_a_name():\n"
+                "    assert socket.getaddrinfo('pypi.org', 443)\n\n"
+                "def test_really_red():\n    assert online.X == 2\n"
+            ),
+        },
+    )
+    with pytest.raises(RedBaselineError):  # not every red test is the network's
+        baseline_of(tmp_path / "online", sandbox, tmp_path_factory)
+    make_repo(
+        tmp_path / "online2",
+        {
+            "online2.py": "X = 1\n",
+            "tests/test_online2.py": (
+                "import socket\n\nimport online2\n\n"
+                "def test_offline():\n    assert online2.X == 1\n\n"
+                "def test_resolves_a_name():\n"
+                "    assert socket.getaddrinfo('pypi.org', 443)\n"
+            ),
+        },
+    )
+    _, baseline = baseline_of(tmp_path / "online2", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_online2.py::test_offline"]
+    assert baseline.offline == ["tests/test_online2.py::test_resolves_a_name"]
+
+
+def test_stestr_runs_as_the_unittest_discovery_it_is(tmp_path):
+    (tmp_path / ".stestr.conf").write_text("[DEFAULT]\ntest_path=./tests/unit\ntop_dir=./\n")
+    (tmp_path / "tests" / "unit").mkdir(parents=True)
+    (tmp_path / "tox.ini").write_text("[testenv]\ncommands =\n    stestr run {posargs}\n")
+    plan = plan_tests(tmp_path)
+    assert (plan.runner, plan.paths) == ("unittest", ["tests/unit"])
