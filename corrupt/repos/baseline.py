@@ -75,7 +75,9 @@ def compute_baseline(
         tests = sorted(first.passing() & second.passing() - set(flaky))
         if not tests:
             raise NoTestsError(
-                f"{checkout.name}: no test passed in both baseline runs",
+                f"{checkout.name}: no test passed in both baseline runs"
+                + _offline_note(first, offline)
+                + (log.keep(first) if offline else ""),
                 cause="flaky" if flaky else None,
             )
         started = time.monotonic()
@@ -228,6 +230,16 @@ def _offline(first: TestReport, second: TestReport) -> list[str]:
             NETWORK_ERROR.search(f"{r.exc_type or ''}: {r.message or ''}")
             for r in (first.results[n], second.results[n])
         )
+    )
+
+
+def _offline_note(report: TestReport, offline: list[str]) -> str:
+    if not offline:
+        return ""
+    result = report.results[offline[0]]
+    return (
+        f"; {len(offline)} need the network, which the box never has "
+        f"({offline[0]}: {result.exc_type}: {(result.message or '').strip()[:120]})"
     )
 
 

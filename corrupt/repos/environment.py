@@ -119,9 +119,10 @@ INSTALL_LIMITS = Limits(timeout=INSTALL_TIMEOUT, memory_mb=8192, max_processes=4
 # Part of every environment key: bump it when what an install puts in a venv
 # changes (v2: uv.lock pins first; v3: built in a box on the base interpreter,
 # from a uv cache of its own; v4: what CI installs, item by item when all at
-# once fails; v5: an older pytest when collection needs one), so no cache keeps
-# an outdated one. What intake finds to install is part of the key too.
-RECIPE_VERSION = "5"
+# once fails; v5: an older pytest when collection needs one; v6: extras from the
+# built metadata, missing modules repaired, URL requirements from the index), so no
+# cache keeps an outdated one. What intake finds to install is part of the key too.
+RECIPE_VERSION = "6"
 MARKER_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 
 
