@@ -6,6 +6,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
+from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.checkout import checkout
 from corrupt.repos.models import Checkout
 from corrupt.repos.specs import parse_spec
@@ -48,3 +49,11 @@ def tree_digest(root: Path) -> dict[str, str]:
         else:
             out[rel] = "dir"
     return out
+
+
+def folder_baseline(folder: Path, sandbox, tmp_path_factory):
+    """A repository folder through the real checkout, environment and baseline; its baselines
+    cached beside it."""
+    pinned = checkout(parse_spec(str(folder)), cache_dir=session_cache(tmp_path_factory))
+    env = sandbox.prepare(pinned)
+    return pinned, compute_baseline(pinned, sandbox, env, cache_dir=folder.parent / "baselines")

@@ -25,7 +25,7 @@ from corrupt.repos.coverage import pack_line_coverage, unpack_line_coverage
 from corrupt.repos.models import FAILING_OUTCOMES, Baseline, Checkout, Environment, TestReport
 from corrupt.repos.runner import PYTEST_NO_TESTS, run_tests, test_command
 from corrupt.repos.sandbox import Sandbox
-from corrupt.repos.testplan import plan_tests
+from corrupt.repos.testplan import TestPlan, plan_tests
 from corrupt.repos.workspace import Workspace
 
 CACHE_VERSION = 4  # 2: runs in a bubblewrap box; 3: packed line coverage; 4: outside_tests
@@ -178,15 +178,16 @@ def _suite_run(
             cause="collection",
         )
     if not report.results:
+        plan = plan_tests(tree)
         if (
             report.exit_code == PYTEST_NO_TESTS
             or report.collected == 0
             and report.exit_code in (0, None)
         ):
             raise NoTestsError(
-                "pytest collected no tests" + _no_tests_hint(tree) + log.keep(report)
+                "pytest collected no tests" + _no_tests_hint(plan) + log.keep(report)
             )
-        harness = _no_tests_hint(tree) if plan_tests(tree).harness else ""
+        harness = _no_tests_hint(plan) if plan.harness else ""
         raise RedBaselineError(
             f"pytest did not run (exit {report.exit_code}): {_last_line(report)}{harness}"
             + log.keep(report),
@@ -195,9 +196,8 @@ def _suite_run(
     return report
 
 
-def _no_tests_hint(tree: Path) -> str:
+def _no_tests_hint(plan: TestPlan) -> str:
     """Why pytest may have found nothing: the project's own runner, or no command found."""
-    plan = plan_tests(tree)
     if plan.harness:
         return (
             f"; the project runs its tests with a program of its own ({plan.harness}),"

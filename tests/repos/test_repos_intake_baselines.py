@@ -18,11 +18,10 @@ from pathlib import Path
 
 import pytest
 from gitrepos import AUTHOR, commit, make_repo
-from repos_run_support import session_cache, session_xdg
+from repos_run_support import folder_baseline, session_cache, session_xdg
 
 from corrupt.errors import RedBaselineError
 from corrupt.outputs.materialize import original_checkout
-from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.checkout import checkout
 from corrupt.repos.environment import recipe_for
 from corrupt.repos.local import LocalSandbox
@@ -42,12 +41,6 @@ GIT_URL = "git+https://example.invalid/owner/gone.git#egg=corrupt-gone-for-tests
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
     return LocalSandbox(cache_dir=session_cache(tmp_path_factory))
-
-
-def baseline_of(folder: Path, sandbox, tmp_path_factory):
-    pinned = checkout(parse_spec(str(folder)), cache_dir=session_cache(tmp_path_factory))
-    env = sandbox.prepare(pinned)
-    return pinned, compute_baseline(pinned, sandbox, env, cache_dir=folder.parent / "baselines")
 
 
 ALPHA = {
@@ -72,7 +65,7 @@ ALPHA = {
 
 def test_ci_test_paths_and_an_addopts_plugin(sandbox, tmp_path_factory, tmp_path):
     make_repo(tmp_path / "alpha", ALPHA)
-    pinned, baseline = baseline_of(tmp_path / "alpha", sandbox, tmp_path_factory)
+    pinned, baseline = folder_baseline(tmp_path / "alpha", sandbox, tmp_path_factory)
     assert baseline.tests == [
         "tests/test_alpha.py::test_double",
         "tests/test_alpha.py::test_timeout_plugin_reads_addopts",
@@ -98,7 +91,7 @@ def test_a_unittest_suite_with_unittests_own_file_pattern(sandbox, tmp_path_fact
             ),
         },
     )
-    _, baseline = baseline_of(tmp_path / "beta", sandbox, tmp_path_factory)
+    _, baseline = folder_baseline(tmp_path / "beta", sandbox, tmp_path_factory)
     assert baseline.tests == [
         "tests/testbeta.py::IncTest::test_inc",
         "tests/testbeta.py::IncTest::test_inc_negative",
@@ -133,7 +126,7 @@ def test_setuptools_scm_version_and_its_generated_file(sandbox, tmp_path_factory
         },
         "tests",
     )
-    pinned, baseline = baseline_of(tmp_path / "gamma", sandbox, tmp_path_factory)
+    pinned, baseline = folder_baseline(tmp_path / "gamma", sandbox, tmp_path_factory)
     assert pinned.version == f"1.4.1.dev1+g{sha[:7]}"
     assert (pinned.path / "src/gamma/_version.py").is_file()
     assert len(baseline.tests) == 2
@@ -167,7 +160,7 @@ def test_setuptools_git_versioning_reads_the_version_from_pkg_info(
         "tests",
     )
     # without git it would build 0.0.1; it trusts an sdist's PKG-INFO instead
-    pinned, baseline = baseline_of(tmp_path / "zeta", sandbox, tmp_path_factory)
+    pinned, baseline = folder_baseline(tmp_path / "zeta", sandbox, tmp_path_factory)
     assert "Version: 2.0.1.dev1+g" in (pinned.path / "PKG-INFO").read_text()
     assert baseline.tests == [
         "tests/test_version.py::test_installed_from_the_pinned_commits_version"
@@ -185,7 +178,7 @@ def test_a_suite_written_for_an_older_pytest_gets_one(sandbox, tmp_path_factory,
             "tests/test_eta.py": "def test_one():\n    assert 1 + 1 == 2\n",
         },
     )
-    pinned, baseline = baseline_of(tmp_path / "eta", sandbox, tmp_path_factory)
+    pinned, baseline = folder_baseline(tmp_path / "eta", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_eta.py::test_one"]
     assert recipe_for(pinned, cache_dir=session_cache(tmp_path_factory))["pytest"] == "pytest<9"
 
@@ -207,7 +200,7 @@ def test_a_pin_that_does_not_resolve_and_a_git_url_are_dropped_not_fatal(
             ),
         },
     )
-    pinned, baseline = baseline_of(tmp_path / "delta", sandbox, tmp_path_factory)
+    pinned, baseline = folder_baseline(tmp_path / "delta", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_delta.py::test_with_the_mocker_fixture"]
     dropped = recipe_for(pinned, cache_dir=session_cache(tmp_path_factory))["dropped"]
     assert dropped == [MISSING_PIN, GIT_URL]
@@ -219,7 +212,7 @@ def test_a_red_suite_names_its_cause_and_keeps_a_log(sandbox, tmp_path_factory, 
         {"tests/test_e.py": "def test_ok():\n    pass\n\ndef test_red():\n    assert 1 == 2\n"},
     )
     with pytest.raises(RedBaselineError) as caught:
-        baseline_of(tmp_path / "eps", sandbox, tmp_path_factory)
+        folder_baseline(tmp_path / "eps", sandbox, tmp_path_factory)
     assert caught.value.cause == "red test"
     log = Path(caught.value.message.rsplit("; log: ", 1)[1])
     assert "tests/test_e.py::test_red: failed: AssertionError" in log.read_text()
@@ -289,7 +282,7 @@ def test_ids_built_from_absolute_paths_are_the_same_in_every_working_copy(
             ),
         },
     )
-    pinned, baseline = baseline_of(tmp_path / "iota", sandbox, tmp_path_factory)
+    pinned, baseline = folder_baseline(tmp_path / "iota", sandbox, tmp_path_factory)
     ids = [f"tests/test_data.py::test_one_line[/testbed/tests/data/{n}.txt]" for n in "ab"]
     assert baseline.tests == ids
     env = sandbox.prepare(pinned)

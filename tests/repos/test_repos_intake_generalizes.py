@@ -10,21 +10,16 @@ URL requirements, the module -> distribution rules.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from gitrepos import make_repo
-from repos_run_support import session_cache
+from repos_run_support import folder_baseline, session_cache
 
 from corrupt.errors import NoTestsError, RedBaselineError
-from corrupt.repos.baseline import compute_baseline
-from corrupt.repos.checkout import checkout
 from corrupt.repos.declared import poetry_specifier
 from corrupt.repos.environment import discover_test_requirements, recipe_for
 from corrupt.repos.local import LocalSandbox
 from corrupt.repos.missing import distribution_for, imported_by_project, missing_modules
 from corrupt.repos.requirements import index_fallback
-from corrupt.repos.specs import parse_spec
 from corrupt.repos.testplan import plan_tests
 from corrupt.repos.versions import version_env
 
@@ -43,12 +38,6 @@ USES_TOMLI_W = (
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
     return LocalSandbox(cache_dir=session_cache(tmp_path_factory))
-
-
-def baseline_of(folder: Path, sandbox, tmp_path_factory):
-    pinned = checkout(parse_spec(str(folder)), cache_dir=session_cache(tmp_path_factory))
-    env = sandbox.prepare(pinned)
-    return pinned, compute_baseline(pinned, sandbox, env, cache_dir=folder.parent / "baselines")
 
 
 def added(pinned, tmp_path_factory) -> list[str]:
@@ -76,7 +65,7 @@ def test_extras_a_setup_py_computes_are_read_from_the_built_metadata(
             "tests/test_computed.py": USES_TOMLI_W,
         },
     )
-    pinned, baseline = baseline_of(tmp_path / "computed", sandbox, tmp_path_factory)
+    pinned, baseline = folder_baseline(tmp_path / "computed", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_computed.py::test_writes_toml"]
     assert added(pinned, tmp_path_factory) == ["extras testing (from the built metadata)"]
 
@@ -98,7 +87,7 @@ def test_poetry_test_group_is_installed(sandbox, tmp_path_factory, tmp_path):
             "tests/test_poetic.py": USES_TOMLI_W,
         },
     )
-    pinned, baseline = baseline_of(tmp_path / "poetic", sandbox, tmp_path_factory)
+    pinned, baseline = folder_baseline(tmp_path / "poetic", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_poetic.py::test_writes_toml"]
     assert recipe_for(pinned, cache_dir=session_cache(tmp_path_factory))["dropped"] == []
 
@@ -115,7 +104,7 @@ def test_a_module_collection_misses_is_installed_once_and_recorded(
             "tests/test_undeclared.py": USES_TOMLI_W,
         },
     )
-    pinned, baseline = baseline_of(tmp_path / "undeclared", sandbox, tmp_path_factory)
+    pinned, baseline = folder_baseline(tmp_path / "undeclared", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_undeclared.py::test_writes_toml"]
     assert added(pinned, tmp_path_factory) == ["tomli-w (collection could not import tomli_w)"]
 
@@ -134,7 +123,7 @@ def test_a_module_of_the_project_itself_is_never_installed_from_the_index(
         },
     )
     with pytest.raises(RedBaselineError, match="No module named 'six'"):
-        baseline_of(tmp_path / "selfish", sandbox, tmp_path_factory)
+        folder_baseline(tmp_path / "selfish", sandbox, tmp_path_factory)
     assert not imported_by_project(tmp_path / "selfish", "six")
 
 
@@ -150,7 +139,7 @@ def test_a_git_url_that_cannot_be_fetched_is_taken_from_the_index(
             "tests/test_giturl.py": USES_TOMLI_W,
         },
     )
-    pinned, baseline = baseline_of(tmp_path / "giturl", sandbox, tmp_path_factory)
+    pinned, baseline = folder_baseline(tmp_path / "giturl", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_giturl.py::test_writes_toml"]
     assert added(pinned, tmp_path_factory) == [
         "tomli-w from the package index (its URL did not install)"
@@ -171,7 +160,7 @@ def test_a_pbr_project_builds_without_git_in_its_tree(sandbox, tmp_path_factory,
             ),
         },
     )
-    _, baseline = baseline_of(tmp_path / "pbrish", sandbox, tmp_path_factory)
+    _, baseline = folder_baseline(tmp_path / "pbrish", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_pbrish.py::test_installed_with_a_version"]
 
 
@@ -190,7 +179,7 @@ def test_a_plugin_that_needs_pytests_cache_runs(sandbox, tmp_path_factory, tmp_p
             ),
         },
     )
-    pinned, baseline = baseline_of(tmp_path / "cached", sandbox, tmp_path_factory)
+    pinned, baseline = folder_baseline(tmp_path / "cached", sandbox, tmp_path_factory)
     # a fresh cache in every run (a value carried over would make it 2, 3, ...), none in the tree
     assert baseline.tests == ["tests/test_cached.py::test_sees_a_fresh_cache"]
     assert not (pinned.path / ".pytest_cache").exists()
@@ -210,7 +199,7 @@ def test_a_root_tests_py_the_makefile_runs(sandbox, tmp_path_factory, tmp_path):
             "Makefile": "PYTHON ?= python3\n\ntests:\n\t$(PYTHON) tests.py\n",
         },
     )
-    _, baseline = baseline_of(tmp_path / "rooted", sandbox, tmp_path_factory)
+    _, baseline = folder_baseline(tmp_path / "rooted", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests.py::IncTest::test_inc"]
 
 
@@ -228,7 +217,7 @@ def test_a_linter_plugin_is_left_out_of_the_suite(sandbox, tmp_path_factory, tmp
             "tests/test_linted.py": "import linted\n\ndef test_x():\n    assert linted.X\n",
         },
     )
-    _, baseline = baseline_of(tmp_path / "linted", sandbox, tmp_path_factory)
+    _, baseline = folder_baseline(tmp_path / "linted", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_linted.py::test_x"]
 
 
@@ -245,7 +234,7 @@ def test_a_harness_of_its_own_is_named_in_the_error(sandbox, tmp_path_factory, t
         },
     )
     with pytest.raises(NoTestsError, match=r"program of its own \(.*python test/test\.py\)"):
-        baseline_of(tmp_path / "harness", sandbox, tmp_path_factory)
+        folder_baseline(tmp_path / "harness", sandbox, tmp_path_factory)
 
 
 # -- the pure readers ------------------------------------------------------------
@@ -370,7 +359,7 @@ def test_tests_that_need_the_network_are_left_out_not_red(sandbox, tmp_path_fact
         },
     )
     with pytest.raises(RedBaselineError):  # not every red test is the network's
-        baseline_of(tmp_path / "online", sandbox, tmp_path_factory)
+        folder_baseline(tmp_path / "online", sandbox, tmp_path_factory)
     make_repo(
         tmp_path / "online2",
         {
@@ -383,7 +372,7 @@ def test_tests_that_need_the_network_are_left_out_not_red(sandbox, tmp_path_fact
             ),
         },
     )
-    _, baseline = baseline_of(tmp_path / "online2", sandbox, tmp_path_factory)
+    _, baseline = folder_baseline(tmp_path / "online2", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_online2.py::test_offline"]
     assert baseline.offline == ["tests/test_online2.py::test_resolves_a_name"]
 
