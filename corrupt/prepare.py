@@ -37,6 +37,7 @@ from pathlib import Path
 
 from corrupt.errors import InputError, InstallError, NoPythonError, RedBaselineError
 from corrupt.graph.models import CodeGraph
+from corrupt.repos.budget import suite_cut
 from corrupt.repos.interpreters import (
     declared_support,
     find_interpreter,
@@ -118,6 +119,7 @@ def prepare(
     if baseline is not None and (
         (python is not None and baseline.python != pinned.python)
         or (baseline.python is not None and not _installed(baseline.python))
+        or (baseline.subset and time_limit > baseline.cut_at)  # cut to a smaller budget
     ):
         baseline = None
     if baseline is not None:
@@ -136,7 +138,9 @@ def prepare(
                 env_progress,
                 other_pythons=python is None,
             )
-        prime_bytecode(pinned, sandbox, env, time_limit)
+        prime_bytecode(pinned, sandbox, env, time_limit, baseline.subset)
+        if baseline.subset:
+            _note(note, suite_cut(baseline))
     with stage("graph"):
         try:
             graph = build_code_graph(pinned.path)

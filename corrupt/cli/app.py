@@ -327,6 +327,7 @@ def baseline(
     """Check that a repository's suite is green, fast and stable; map tests to functions."""
     from corrupt.cli.explain import explain_environment, explain_plan
     from corrupt.prepare import prepare
+    from corrupt.repos.budget import suite_cut
     from corrupt.repos.sandboxes import get_sandbox
 
     box = get_sandbox(sandbox, base_image=base_image, isolation=not no_isolation)
@@ -377,6 +378,9 @@ def baseline(
             f"left out, needing the network the box never has: {', '.join(result.offline)}",
             highlight=False,
         )
+    if result.subset:
+        console.print(f"cut: {suite_cut(result)}", highlight=False)
+        console.print(f"  kept: {', '.join(result.subset)}", highlight=False, soft_wrap=True)
     well_covered = sum(1 for t in covering.values() if len(t) >= 5)
     console.print(
         f"functions: {len(covering)}; covered by >=1 test: {sum(1 for t in covering.values() if t)}; "

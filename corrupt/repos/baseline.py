@@ -21,6 +21,7 @@ from pathlib import Path
 
 from corrupt.cache import cache_root
 from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
+from corrupt.repos.budget import MEASURE_FACTOR, SHARE, quickest_files
 from corrupt.repos.coverage import pack_line_coverage, unpack_line_coverage
 from corrupt.repos.models import FAILING_OUTCOMES, Baseline, Checkout, Environment, TestReport
 from corrupt.repos.runner import PYTEST_NO_TESTS, run_tests, test_command
@@ -48,9 +49,10 @@ def compute_baseline(
     """
     cache = _cache_path(checkout, sandbox, cache_dir)
     cached = _load(cache, checkout)
-    if cached is not None and (cached.packages_as_of, cached.python) == (
-        checkout.packages_as_of,
-        checkout.python,
+    if (
+        cached is not None
+        and (cached.packages_as_of, cached.python) == (checkout.packages_as_of, checkout.python)
+        and not (cached.subset and time_limit > cached.cut_at)
     ):
         return cached
     with Workspace(checkout) as ws:
@@ -61,10 +63,25 @@ def compute_baseline(
         log = _Log(
             cache.with_name(f"{cache.stem}{dated}.log"), shlex.join(test_command(ws.path)[0])
         )
-        first = _suite_run(
-            sandbox, env, ws.path, time_limit, "first", log, sandbox.stores_bytecode(env)
-        )
-        second = _suite_run(sandbox, env, ws.path, time_limit, "second", log)
+        subset: list[str] = []
+        reached = 0
+        try:
+            first = _suite_run(
+                sandbox, env, ws.path, time_limit, "first", log, sandbox.stores_bytecode(env)
+            )
+        except SuiteTooSlowError:
+            subset, reached = _cut_to_budget(sandbox, env, ws.path, time_limit)
+            first = _suite_run(
+                sandbox,
+                env,
+                ws.path,
+                time_limit,
+                "first",
+                log,
+                sandbox.stores_bytecode(env),
+                subset=subset,
+            )
+        second = _suite_run(sandbox, env, ws.path, time_limit, "second", log, subset=subset)
         flaky = sorted(
             n
             for n in first.results.keys() | second.results.keys()
@@ -82,7 +99,12 @@ def compute_baseline(
             )
         started = time.monotonic()
         covered = run_tests(
-            sandbox, env, ws.path, timeout=time_limit * COVERAGE_SLOWDOWN, coverage=True
+            sandbox,
+            env,
+            ws.path,
+            timeout=time_limit * COVERAGE_SLOWDOWN,
+            coverage=True,
+            subset=subset,
         )
         coverage_seconds = time.monotonic() - started
         if covered.timed_out:
@@ -103,7 +125,7 @@ def compute_baseline(
             seconds=round(max(first.duration, second.duration), 3),
             durations={n: first.results[n].duration for n in tests},
             line_coverage=_restrict(covered.line_coverage, set(tests)),
-            command=test_command(ws.path)[0],
+            command=test_command(ws.path, subset)[0],
             timings={
                 "runs": round(first.duration + second.duration, 3),
                 "coverage": round(coverage_seconds, 3),
@@ -112,6 +134,9 @@ def compute_baseline(
             python=checkout.python,
             outside_tests=_outside_tests(covered.line_coverage),
             offline=offline,
+            subset=subset,
+            suite_files=reached,
+            cut_at=time_limit if subset else 0.0,
         )
     _store(cache, baseline)
     return baseline
@@ -144,7 +169,11 @@ class _Log:
 
 
 def prime_bytecode(
-    checkout: Checkout, sandbox: Sandbox, env: Environment, time_limit: float
+    checkout: Checkout,
+    sandbox: Sandbox,
+    env: Environment,
+    time_limit: float,
+    subset: list[str] | None = None,
 ) -> None:
     """Fill the sandbox's bytecode cache for ``env`` with one run of the unchanged suite,
     where the baseline that was computed did not: every later run, each candidate's
@@ -152,7 +181,29 @@ def prime_bytecode(
     (pytest's assertion rewriting of the test modules most of all)."""
     if sandbox.stores_bytecode(env):
         with Workspace(checkout) as ws:
-            run_tests(sandbox, env, ws.path, timeout=time_limit, stores_bytecode=True)
+            run_tests(
+                sandbox,
+                env,
+                ws.path,
+                timeout=time_limit,
+                stores_bytecode=True,
+                subset=subset or (),
+            )
+
+
+def _cut_to_budget(
+    sandbox: Sandbox, env: Environment, tree: Path, time_limit: float
+) -> tuple[list[str], int]:
+    """The test files a suite over ``time_limit`` is cut to, and how many files the
+    measuring run reached (:mod:`corrupt.repos.budget`); SuiteTooSlowError when none fits."""
+    measured = run_tests(sandbox, env, tree, timeout=time_limit * MEASURE_FACTOR)
+    subset = quickest_files(measured, tree, time_limit * SHARE)
+    if not subset:
+        raise SuiteTooSlowError(
+            f"the test suite did not finish within {time_limit:g} s, and no test file fits "
+            f"in it (measured over {time_limit * MEASURE_FACTOR:g} s)"
+        )
+    return subset, len({n.split("::", 1)[0] for n in measured.results})
 
 
 def _suite_run(
@@ -163,11 +214,21 @@ def _suite_run(
     which: str,
     log: _Log,
     stores_bytecode: bool = False,
+    *,
+    subset: list[str] | None = None,
 ) -> TestReport:
-    report = run_tests(sandbox, env, tree, timeout=time_limit, stores_bytecode=stores_bytecode)
+    report = run_tests(
+        sandbox,
+        env,
+        tree,
+        timeout=time_limit,
+        stores_bytecode=stores_bytecode,
+        subset=subset or (),
+    )
     if report.timed_out:
+        cut = f", cut to {len(subset)} test files" if subset else ""
         raise SuiteTooSlowError(
-            f"the test suite did not finish within {time_limit:g} s ({which} baseline run)"
+            f"the test suite did not finish within {time_limit:g} s ({which} baseline run{cut})"
             + log.keep(report)
         )
     if report.collect_errors:

@@ -196,3 +196,8 @@ class Baseline:
     # tests red in both runs for want of a network the box never has (a name that does
     # not resolve, a connection refused): left out like flaky ones, never F2P or P2P
     offline: list[str] = field(default_factory=list)
+    # a suite over the time budget is cut to these test files, the quickest that fit (out
+    # of ``suite_files``), and every later run runs these only; empty: the whole suite
+    subset: list[str] = field(default_factory=list)
+    suite_files: int = 0
+    cut_at: float = 0.0  # the time limit (s) the subset was cut to: a larger one cuts again

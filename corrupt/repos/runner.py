@@ -90,19 +90,23 @@ def import_root(tree: Path) -> str:
     return "."
 
 
-def test_command(tree: Path) -> tuple[list[str], dict[str, str]]:
+def test_command(tree: Path, subset: Sequence[str] = ()) -> tuple[list[str], dict[str, str]]:
     """The pytest command and environment additions, as users can rerun them: the
-    arguments the project's own CI (or tox, nox, ...) passes, see :mod:`testplan`."""
-    argv = ["python", "-m", "pytest", *suite_args(tree)]
+    arguments the project's own CI (or tox, nox, ...) passes, see :mod:`testplan`;
+    ``subset``, the test files a suite over budget is cut to (:attr:`Baseline.subset`)."""
+    argv = ["python", "-m", "pytest", *suite_args(tree, subset=subset)]
     return argv, {"PYTHONPATH": import_root(tree), "PYTHONHASHSEED": "0"}
 
 
-def suite_args(tree: Path, *, paths: bool = True) -> list[str]:
+def suite_args(tree: Path, *, paths: bool = True, subset: Sequence[str] = ()) -> list[str]:
     """pytest arguments the project runs its suite with (without its test paths when
-    ``paths`` is false: a selected run names its own files), and ``addopts`` without
-    reporting options (coverage must not run twice, parallel workers hide results)."""
+    ``paths`` is false: a selected run names its own files; ``subset`` instead of them
+    when given), and ``addopts`` without reporting options (coverage must not run
+    twice, parallel workers hide results)."""
     options, test_paths = _suite_args(str(tree), _config_stamp(tree))
-    return [*options, *test_paths] if paths else list(options)
+    if not paths:
+        return list(options)
+    return [*options, *(subset or test_paths)]
 
 
 # Screening runs the suite of one working copy hundreds of times; reading its
@@ -148,8 +152,10 @@ def run_tests(
     coverage: bool = False,
     limits: Limits | None = None,
     stores_bytecode: bool = False,
+    subset: Sequence[str] = (),
 ) -> TestReport:
-    """Run pytest in ``tree`` (all tests, or only the ``select`` nodeids).
+    """Run pytest in ``tree`` (all tests, those of the ``subset`` files, or only the
+    ``select`` nodeids).
 
     ``max_failures`` stops the run after that many failing tests (a failure
     budget for screening); ``timeout`` bounds the whole run and
@@ -169,6 +175,7 @@ def run_tests(
         max_failures=max_failures,
         per_test_timeout=per_test_timeout,
         call_timeouts=call_timeouts,
+        subset=subset,
     )
     argv = [*base_argv(module), f"--corrupt-report={IO_DIR}/{REPORT}", *options]
     files[f"{module}.py"] = PLUGIN_SOURCE.read_bytes()
@@ -207,11 +214,12 @@ def run_options(
     max_failures: int | None,
     per_test_timeout: float | None,
     call_timeouts: Mapping[str, float] | None,
+    subset: Sequence[str] = (),
 ) -> tuple[list[str], dict[str, bytes]]:
     """The pytest arguments that choose a run's tests and limits, and the input files
     (by name in the I/O folder) they refer to; a warm server's re-importing child
     runs these too (:mod:`corrupt.repos.warm`)."""
-    argv = suite_args(tree, paths=select is None)
+    argv = suite_args(tree, paths=select is None, subset=subset)
     files = {}
     if select is not None:
         files[SELECT] = "".join(f"{n}\n" for n in select).encode("utf-8")

@@ -72,11 +72,14 @@ class WarmServer:
         *,
         startup_timeout: float,
         collection_from_coverage: bool = False,
+        subset: Sequence[str] = (),
     ) -> None:
         """``collection_from_coverage``: each request's ``quiet`` comes from a coverage
         map that records what ran outside tests, so the server need not record which
-        functions ran while it collected (:mod:`corrupt.repos.warm_server`)."""
+        functions ran while it collected (:mod:`corrupt.repos.warm_server`). ``subset``:
+        the test files a suite over budget is cut to (:attr:`Baseline.subset`)."""
         self.tree = tree
+        self.subset = subset
         self.module = module = plugin_module()
         server = f"_corrupt_warm_{secrets.token_hex(8)}"
         extra_env = test_command(tree)[1]
@@ -87,7 +90,7 @@ class WarmServer:
             *([FROM_COVERAGE] if collection_from_coverage else []),
             *base_argv(module)[3:],
             f"--corrupt-report={IO_DIR}/collect.jsonl",
-            *suite_args(tree),
+            *suite_args(tree, subset=subset),
         ]
         files = {
             f"{module}.py": PLUGIN_SOURCE.read_bytes(),
@@ -149,6 +152,7 @@ class WarmServer:
                 max_failures=max_failures,
                 per_test_timeout=per_test_timeout,
                 call_timeouts=call_timeouts,
+                subset=self.subset,
             )
             request["reimport"] = {
                 "argv": [

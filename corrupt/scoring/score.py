@@ -245,7 +245,9 @@ def score_one(
     truth = ground_truth(task)
     with Workspace(context.checkout) as workspace:
         workspace.put(dict(corrupted))
-        screener = TreeScreener(context.sandbox, context.env, workspace, _budget(task))
+        screener = TreeScreener(
+            context.sandbox, context.env, workspace, _budget(task), subset=task.tests.subset
+        )
         judged = _Judged(task, prediction, context.epsilon, len(truth))
         try:
             patch = read_patch(prediction.model_patch, _reader(workspace), workspace.path)

@@ -66,7 +66,7 @@ def build_task(
 ) -> Task:
     report = verification.report
     assert report is not None
-    argv, env = test_command(checkout.path)
+    argv, env = test_command(checkout.path, baseline.subset)
     command = " ".join([*(f"{k}={v}" for k, v in sorted(env.items())), *argv])
     bugs = [
         BugRecord(
@@ -115,6 +115,7 @@ def build_task(
             fail_to_pass=verification.fail_to_pass,
             pass_to_pass=verification.pass_to_pass,
             baseline_seconds=round(baseline.seconds, 3),
+            subset=baseline.subset,
         ),
         problem_statement="",
         seed=seed,

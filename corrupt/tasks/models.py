@@ -82,6 +82,9 @@ class TestsRecord(BaseModel):
     fail_to_pass: list[str]
     pass_to_pass: list[str]
     baseline_seconds: float
+    # the test files the run is cut to when the suite is over the build's time budget
+    # (the command names them too); empty: the whole suite
+    subset: list[str] = Field(default_factory=list)
 
     def readable(self) -> tuple[list[str], list[str]]:
         """FAIL_TO_PASS and PASS_TO_PASS as a harness can read them back (see :func:`harness_readable`)."""

@@ -235,8 +235,11 @@ class TreeScreener:
         baseline: Baseline | None = None,
         policy: WarmPolicy | None = None,
         verdicts: Path | None = None,
+        subset: Sequence[str] = (),
     ) -> None:
-        """``verdicts``: the folder where warm checks that held are kept (None: keep none)."""
+        """``verdicts``: the folder where warm checks that held are kept (None: keep none);
+        ``subset``: the test files a suite over budget is cut to, the baseline's unless
+        given (scoring has a task, not a baseline)."""
         self.sandbox = sandbox
         self.env = env
         self.workspace = workspace
@@ -244,6 +247,7 @@ class TreeScreener:
         self.screening = screening
         self.baseline = baseline
         self.durations = baseline.durations if baseline else {}
+        self.subset = subset or (baseline.subset if baseline else [])
         self.policy = policy or WarmPolicy()
         self.verdicts = verdicts
         self.runs = 0
@@ -312,6 +316,7 @@ class TreeScreener:
             timeout=self.budget.timeout,
             per_test_timeout=timeouts.per_test,
             call_timeouts=timeouts.calls,
+            subset=self.subset,
         )
 
     def _warm(
@@ -394,6 +399,7 @@ class TreeScreener:
                     self.workspace.path,
                     startup_timeout=self.budget.timeout,
                     collection_from_coverage=bool(baseline.outside_tests),
+                    subset=self.subset,
                 )
             except WarmUnavailable as exc:
                 self.policy.disable(exc.reason)

@@ -14,7 +14,7 @@ import pytest
 from gitrepos import make_repo
 from repos_run_support import folder_baseline, session_cache
 
-from corrupt.errors import NoTestsError, RedBaselineError
+from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
 from corrupt.repos.declared import poetry_specifier
 from corrupt.repos.environment import discover_test_requirements, recipe_for
 from corrupt.repos.local import LocalSandbox
@@ -235,6 +235,55 @@ def test_a_harness_of_its_own_is_named_in_the_error(sandbox, tmp_path_factory, t
     )
     with pytest.raises(NoTestsError, match=r"program of its own \(.*python test/test\.py\)"):
         folder_baseline(tmp_path / "harness", sandbox, tmp_path_factory)
+
+
+# A suite whose one slow file (8 s) takes it over a 5 s budget; the rest is quick.
+SLOW_FILE = "import time\n\ndef test_slowly():\n    time.sleep(8)\n    assert True\n"
+
+
+def test_a_suite_over_budget_is_cut_to_its_quickest_files(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "slowish",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "slowish"\nversion = "1"\n',
+            "slowish.py": "def double(x):\n    return 2 * x\n",
+            "tests/test_double.py": (
+                "from slowish import double\n\n"
+                "def test_one():\n    assert double(1) == 2\n\n"
+                "def test_two():\n    assert double(2) == 4\n"
+            ),
+            "tests/test_more.py": "from slowish import double\n\ndef test_zero():\n    assert double(0) == 0\n",
+            "tests/test_slow.py": SLOW_FILE,
+        },
+    )
+    folder = tmp_path / "slowish"
+    pinned, baseline = folder_baseline(folder, sandbox, tmp_path_factory, time_limit=5)
+    assert baseline.subset == ["tests/test_double.py", "tests/test_more.py"]
+    assert baseline.tests == [
+        "tests/test_double.py::test_one",
+        "tests/test_double.py::test_two",
+        "tests/test_more.py::test_zero",
+    ]
+    assert (baseline.suite_files, baseline.cut_at) == (3, 5)
+    assert baseline.command[-2:] == baseline.subset  # the command users rerun runs the cut
+    assert "tests/test_slow.py" not in {n.split("::")[0] for lines in
+        baseline.line_coverage.values() for ids in lines.values() for n in ids}  # fmt: skip
+    # a larger budget takes the whole suite again instead of the cut cached for 5 s
+    _, whole = folder_baseline(folder, sandbox, tmp_path_factory, time_limit=30)
+    assert whole.subset == [] and "tests/test_slow.py::test_slowly" in whole.tests
+
+
+def test_a_suite_no_file_of_which_fits_the_budget_is_refused(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "allslow",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "allslow"\nversion = "1"\n',
+            "allslow.py": "X = 1\n",
+            "tests/test_slow.py": SLOW_FILE,
+        },
+    )
+    with pytest.raises(SuiteTooSlowError, match=r"within 5 s, and no test file fits in it"):
+        folder_baseline(tmp_path / "allslow", sandbox, tmp_path_factory, time_limit=5)
 
 
 # -- the pure readers ------------------------------------------------------------
