@@ -282,3 +282,49 @@ def test_a_refused_repository_leaves_no_build_folder(tmp_path):
     result = run_corrupt("build", str(red), "--out", str(tmp_path / "kept"))
     assert result.returncode == 15 and (tmp_path / "kept").is_dir()
     assert list((tmp_path / "kept").iterdir()) == []
+
+
+def test_a_suite_over_budget_builds_tasks_that_run_the_cut(tmp_path):
+    """The slow file left out of the baseline stays out of the task: its command, its
+    record, its tests; the build says so on stderr."""
+    from gitrepos import make_repo
+
+    make_repo(
+        tmp_path / "slowish",
+        {
+            "pyproject.toml": (
+                '[build-system]\nrequires = ["setuptools>=64"]\n'
+                'build-backend = "setuptools.build_meta"\n'
+                '[project]\nname = "slowish"\nversion = "1"\n'
+            ),
+            "slowish.py": (
+                "def total(xs):\n    out = 0\n    for x in xs:\n        out += 2 * x\n"
+                "    return out\n"
+            ),
+            "tests/test_total.py": (
+                "import pytest\nfrom slowish import total\n\n\n"
+                "@pytest.mark.parametrize('n', range(8))\n"
+                "def test_total(n):\n    assert total(range(n)) == n * (n - 1)\n"
+            ),
+            "tests/test_slow.py": (
+                "import time\nfrom slowish import total\n\n\n"
+                "def test_slowly():\n    time.sleep(8)\n    assert total([1, 2]) == 6\n"
+            ),
+        },
+    )
+    out = tmp_path / "out"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    result = run_corrupt(
+        "build", str(tmp_path / "slowish"), "--time-limit", "5", "--mode", "remove",
+        "--n", "1", "--out", str(out), env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    said = " ".join((result.stdout + result.stderr).split())
+    assert "cut to the 1 quickest of the 2 test files" in said
+    tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
+    assert len(tasks) == 1
+    tests = tasks[0]["tests"]
+    assert tests["subset"] == ["tests/test_total.py"]
+    assert tests["command"].endswith("python -m pytest tests/test_total.py")
+    named = {n.split("::")[0] for n in tests["fail_to_pass"] + tests["pass_to_pass"]}
+    assert named == {"tests/test_total.py"}
