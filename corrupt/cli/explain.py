@@ -16,7 +16,8 @@ import shlex
 from rich.console import Console
 from rich.markup import escape
 
-from corrupt.repos.environment import discover_test_requirements, recipe_for
+from corrupt.repos.environment import recipe_for
+from corrupt.repos.installplan import discover_test_requirements
 from corrupt.repos.interpreters import declared_support, own_interpreter
 from corrupt.repos.models import Checkout
 from corrupt.repos.runner import test_command

@@ -27,7 +27,6 @@ written last, so an interrupted or failed install is rebuilt from scratch.
 
 from __future__ import annotations
 
-import configparser
 import fcntl
 import functools
 import hashlib
@@ -40,7 +39,7 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from email import message_from_string
 from email.message import Message
 from pathlib import Path
@@ -51,58 +50,26 @@ from packaging.requirements import InvalidRequirement, Requirement
 from corrupt.cache import cache_root
 from corrupt.errors import InstallError
 from corrupt.repos.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
-from corrupt.repos.declared import pdm_groups, poetry_groups
+from corrupt.repos.installplan import (
+    ALWAYS,
+    PACKAGING_FILES,
+    declared_dependencies,
+    discover_test_requirements,
+    test_groups,
+)
 from corrupt.repos.interpreters import Interpreter, interpreter_hint, which_interpreter
 from corrupt.repos.launch import network_mode, started, unboxed
 from corrupt.repos.limits import confined
 from corrupt.repos.missing import distribution_for, imported_by_project, missing_modules
 from corrupt.repos.models import Checkout, Environment, Limits
-from corrupt.repos.projectfiles import read_toml, strings, table
 from corrupt.repos.requirements import index_fallback, requirement_items
 from corrupt.repos.runner import LINTERS_OFF, PYTEST_NO_TESTS, import_root, suite_args
 from corrupt.repos.scratch import remove_tree, scratch_dir
-from corrupt.repos.testplan import plan_tests
+from corrupt.repos.uvtool import find_uv, install_env
 from corrupt.repos.versions import version_env
 
 MARKER = ".corrupt-complete"
 RECIPE = ".corrupt-recipe.json"
-TEST_NAMES = ("test", "tests", "testing")
-DEV_NAMES = ("dev",)
-# What corrupt's own plugin needs (coverage contexts arrived in coverage.py 5); installed
-# after the project's test dependencies, so a version they pin is kept.
-ALWAYS = ("pytest", "coverage>=5")
-PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
-# Install steps need the package index, so they keep the user's installer
-# configuration (index URLs, certificates, proxies) but nothing else.
-_INSTALL_ENV_PREFIXES = ("PIP_", "UV_", "SSL_CERT", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
-_INSTALL_ENV_NAMES = (
-    "PATH",
-    "LANG",
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "NO_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "no_proxy",
-)
-# Variables that carry credentials, and URLs with user information or a token
-# in them, are not passed to install steps: the build backends that run there
-# are repository code.
-_CREDENTIAL_WORDS = (
-    "TOKEN",
-    "PASSWORD",
-    "SECRET",
-    "CREDENTIAL",
-    "AUTH",
-    "PUBLISH",
-    "KEYRING",
-    "USERNAME",
-    "_PAT",
-    "KEY",
-)
-_URL_WITH_CREDENTIALS = re.compile(
-    r"://[^/\s]*@|[?&](token|key|password|secret|auth)[^=&]*=", re.IGNORECASE
-)
 INSTALL_TIMEOUT = 1800.0
 COLLECT_TIMEOUT = 300.0
 # What a newer pytest says when it collects a suite written against APIs it has
@@ -124,21 +91,6 @@ INSTALL_LIMITS = Limits(timeout=INSTALL_TIMEOUT, memory_mb=8192, max_processes=4
 # cache keeps an outdated one. What intake finds to install is part of the key too.
 RECIPE_VERSION = "6"
 MARKER_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-
-
-@dataclass
-class TestRequirements:
-    """What a repository says its tests need."""
-
-    packages: list[str] = field(default_factory=list)  # PEP 508 strings
-    files: list[Path] = field(default_factory=list)  # requirement files (-r)
-    sources: list[str] = field(default_factory=list)  # where each came from, for the log
-    extras: list[str] = field(default_factory=list)  # the optional-dependency tables chosen
-    groups: list[str] = field(default_factory=list)  # the PEP 735 groups chosen
-    # The versions the project's uv.lock pins for its dependencies and the chosen
-    # extras and groups: installed first, so tests run against the versions the
-    # project itself tests with (the newest release may have broken them).
-    locked: list[str] = field(default_factory=list)
 
 
 def environment_key(checkout: Checkout) -> str:
@@ -168,182 +120,6 @@ def base_interpreter(checkout: Checkout) -> Interpreter:
             f"{checkout.name}'s suite is green on Python {checkout.python}, which is not installed "
             f"on this machine: {interpreter_hint(str(checkout.python))}"
         ) from None
-
-
-def discover_test_requirements(root: Path) -> TestRequirements:
-    """Collect test dependencies from the places Python projects declare them.
-
-    Within each source, specific test groups win over a generic ``dev`` group:
-    dev groups tend to pull in linters, docs builders and release tooling that
-    make installs slow and fragile without helping the tests run.
-    """
-    found = TestRequirements()
-    pyproject = read_toml(root / "pyproject.toml")
-    extras = table(pyproject, "project", "optional-dependencies")
-    for name in _pick(extras):
-        found.packages.extend(strings(extras[name]))
-        found.extras.append(name)
-        found.sources.append(f"[project.optional-dependencies] {name}")
-    groups = table(pyproject, "dependency-groups")
-    for name in _pick(groups):
-        found.packages.extend(_expand_group(groups, name, set()))
-        found.groups.append(name)
-        found.sources.append(f"[dependency-groups] {name}")
-    for tool, tables in (
-        ("tool.poetry", poetry_groups(pyproject)),
-        ("tool.pdm", pdm_groups(pyproject)),
-    ):
-        for name in _pick(tables):
-            found.packages.extend(p for p in tables[name] if p not in found.packages)
-            found.sources.append(f"[{tool}] {name} dependencies")
-    found.locked = locked_requirements(root, found.extras, found.groups)
-    if found.locked:
-        found.sources.append(f"uv.lock ({len(found.locked)} pinned)")
-    files = _requirement_files(root)
-    found.files.extend(files)
-    found.sources.extend(str(f.relative_to(root)) for f in files)
-    _add_plan(found, root, extras)
-    tox = _tox_deps(root)
-    if tox:
-        found.packages.extend(p for p in tox if not p.startswith("-r"))
-        found.files.extend(
-            root / p[2:].strip()
-            for p in tox
-            if p.startswith("-r") and (root / p[2:].strip()).is_file()
-        )
-        found.sources.append("tox.ini [testenv] deps")
-    return found
-
-
-def _add_plan(found: TestRequirements, root: Path, extras: dict[str, Any]) -> None:
-    """What the project's CI, runners and pytest configuration say the tests need."""
-    plan = plan_tests(root)
-    found.packages.extend(p for p in plan.packages if p not in found.packages)
-    for name in plan.files:
-        if root / name not in found.files and (root / name).is_file():
-            found.files.append(root / name)
-    for name in plan.extras:
-        if name not in found.extras:
-            found.extras.append(name)
-            found.packages.extend(strings(extras.get(name)))
-    if plan.command_source:
-        found.sources.append(f"test command from {plan.command_source}")
-    found.sources.extend(plan.sources)
-
-
-def locked_requirements(root: Path, extras: list[str], groups: list[str]) -> list[str]:
-    """Pinned requirements from ``root/uv.lock`` for the project's dependencies plus
-    ``extras`` and ``groups``; empty when there is no lock or uv cannot read it.
-
-    ``uv export --frozen`` only reads the lock (no resolution, no network, no
-    build of the project), so it is safe on the cached tree.
-    """
-    uv = find_uv()
-    if uv is None or not (root / "uv.lock").is_file():
-        return []
-    argv = [
-        uv,
-        "export",
-        "--frozen",
-        "--no-hashes",
-        "--no-header",
-        "--no-annotate",
-        "--no-emit-project",
-        "--no-default-groups",
-    ]
-    argv += [f"--extra={name}" for name in extras] + [f"--group={name}" for name in groups]
-    # It runs on the host: the repository's own uv settings ([tool.uv], uv.toml)
-    # must not steer it (a cache-dir there would make it write anywhere).
-    cache = scratch_dir("uv-export-")
-    env = dict(_install_env(), UV_NO_CONFIG="1", UV_OFFLINE="1", UV_CACHE_DIR=str(cache))
-    try:
-        proc = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.SubprocessError):
-        return []
-    finally:
-        remove_tree(cache)
-    if proc.returncode != 0:
-        return []
-    lines = (line.strip() for line in proc.stdout.splitlines())
-    return [line for line in lines if line and not line.startswith(("#", "-"))]
-
-
-def _install_env() -> dict[str, str]:
-    """The user's installer configuration (index URLs, certificates, proxies) and nothing else:
-    no credentials, which a build backend could read."""
-    chosen = {
-        k: v
-        for k, v in os.environ.items()
-        if k in _INSTALL_ENV_NAMES or k.startswith(_INSTALL_ENV_PREFIXES)
-    }
-    return {k: v for k, v in chosen.items() if not _is_credential(k, v)}
-
-
-def _is_credential(name: str, value: str) -> bool:
-    return any(word in name.upper() for word in _CREDENTIAL_WORDS) or bool(
-        _URL_WITH_CREDENTIALS.search(value)
-    )
-
-
-def _pick(table: dict[str, Any]) -> list[str]:
-    tests = [name for name in table if name.lower() in TEST_NAMES]
-    return tests or [name for name in table if name.lower() in DEV_NAMES]
-
-
-def _expand_group(groups: dict[str, Any], name: str, seen: set[str]) -> list[str]:
-    """PEP 735 groups may include other groups with ``{include-group = "x"}``."""
-    if name in seen:
-        return []
-    seen.add(name)
-    packages: list[str] = []
-    entries = groups.get(name)
-    for entry in entries if isinstance(entries, list) else []:
-        if isinstance(entry, str):
-            packages.append(entry)
-        elif isinstance(entry, dict) and "include-group" in entry:
-            packages.extend(_expand_group(groups, entry["include-group"], seen))
-    return packages
-
-
-def _requirement_files(root: Path) -> list[Path]:
-    candidates: list[Path] = []
-    for folder in (root, root / "requirements"):
-        if not folder.is_dir():
-            continue
-        names = sorted(p for p in folder.glob("*.txt") if p.is_file())
-        tests = [
-            p
-            for p in names
-            if "test" in p.name.lower()
-            and (folder != root or p.name.startswith(("requirements", "test-requirements")))
-        ]
-        devs = [
-            p
-            for p in names
-            if "dev" in p.name.lower() and (folder != root or p.name.startswith("requirements"))
-        ]
-        candidates.extend(tests or devs)
-    return candidates
-
-
-def _tox_deps(root: Path) -> list[str]:
-    """``[testenv] deps`` lines; factor-conditional and substituted lines are skipped."""
-    path = root / "tox.ini"
-    if not path.is_file():
-        return []
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read(path, encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError):
-        return []
-    raw = parser.get("testenv", "deps", fallback="")
-    deps = []
-    for line in raw.splitlines():
-        line = line.split("#", 1)[0].strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
-        if not line or "{" in line or line.startswith("-e") or re.match(r"^[\w,!-]+:\s", line):
-            continue
-        deps.append(line)
-    return deps
 
 
 class _Installer:
@@ -376,7 +152,7 @@ class _Installer:
             raise InstallError(f"installing the packages of {as_of} needs uv (pip install uv)")
         self.uv_cache = uv_cache
         self.bwrap = require_bwrap() if isolation else None
-        self.env = _install_env()
+        self.env = install_env()
         if self.uv:
             self.env.update(UV_CACHE_DIR=str(self.uv_cache), UV_LINK_MODE="copy", UV_NO_CONFIG="1")
         self.env.update(VIRTUAL_ENV=str(venv), HOME=HOME if self.bwrap else str(venv))
@@ -470,15 +246,6 @@ class _Installer:
         else:
             argv = [str(self.python), "-m", "pip", "install", "--disable-pip-version-check", *args]
         self.step(name, argv)
-
-
-def find_uv() -> str | None:
-    try:
-        import uv
-
-        return uv.find_uv_bin()
-    except (ImportError, FileNotFoundError):
-        return shutil.which("uv")
 
 
 def create_environment(
@@ -610,7 +377,9 @@ def _install_project(
             return []
         except InstallError:
             installer.install("project without its dependencies", ["--no-deps", str(root)])
-            return _install_items(installer, "project dependencies", _declared(root, extras))
+            return _install_items(
+                installer, "project dependencies", declared_dependencies(root, extras)
+            )
     if (root / "requirements.txt").is_file():
         return _install_items(
             installer, "requirements.txt", [["-r", str(root / "requirements.txt")]]
@@ -686,7 +455,7 @@ def _install_built_extras(
     if metadata is None:
         return []
     provided = dict.fromkeys(metadata.get_all("Provides-Extra") or [])
-    extras = [e for e in _pick(provided) if e not in chosen]
+    extras = [e for e in test_groups(provided) if e not in chosen]
     if not extras:
         return []
     _say(progress, f"installing the extras the built metadata declares: {', '.join(extras)}")
@@ -717,17 +486,6 @@ def _installed_metadata(venv: Path, root: Path) -> Message | None:
         except (OSError, ValueError, AttributeError):
             continue
     return None
-
-
-def _declared(root: Path, extras: list[str]) -> list[list[str]]:
-    """The dependencies ``pyproject.toml`` declares (setup.py's cannot be read without running it)."""
-    project = table(read_toml(root / "pyproject.toml"), "project")
-    optional = table(project, "optional-dependencies")
-    names = [
-        *strings(project.get("dependencies")),
-        *(d for e in extras for d in strings(optional.get(e))),
-    ]
-    return [[str(name)] for name in names]
 
 
 def _install_items(

@@ -29,7 +29,7 @@ import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corrupt.repos.environment import ALWAYS, PACKAGING_FILES, discover_test_requirements
+from corrupt.repos.installplan import ALWAYS, PACKAGING_FILES, discover_test_requirements
 from corrupt.repos.models import WORKDIR, Checkout
 
 DEFAULT_BASE_IMAGE = "python:3.12-slim"

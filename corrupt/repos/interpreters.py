@@ -37,6 +37,7 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from corrupt.repos.projectfiles import read_toml, strings, table
+from corrupt.repos.uvtool import find_uv
 
 OLDEST = (3, 8)
 PROBE_TIMEOUT = 30.0
@@ -121,8 +122,6 @@ def probe(path: str) -> Interpreter | None:
 
 def _uv_listed() -> list[str]:
     """The paths ``uv python list --only-installed`` names (uv's managed Pythons, PATH's)."""
-    from corrupt.repos.environment import find_uv
-
     uv = find_uv()
     if uv is None:
         return []

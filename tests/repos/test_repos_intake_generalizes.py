@@ -16,7 +16,8 @@ from repos_run_support import folder_baseline, session_cache
 
 from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
 from corrupt.repos.declared import poetry_specifier
-from corrupt.repos.environment import discover_test_requirements, recipe_for
+from corrupt.repos.environment import recipe_for
+from corrupt.repos.installplan import discover_test_requirements
 from corrupt.repos.local import LocalSandbox
 from corrupt.repos.missing import distribution_for, imported_by_project, missing_modules
 from corrupt.repos.requirements import index_fallback

@@ -8,7 +8,7 @@ import pytest
 from tasks_factory import write_repo
 
 from corrupt.repos import runner
-from corrupt.repos.environment import discover_test_requirements
+from corrupt.repos.installplan import discover_test_requirements
 from corrupt.repos.requirements import requirement_items
 from corrupt.repos.testplan import plan_tests, reporting_free_addopts
 from corrupt.repos.versions import scm_version, version_files, write_version_files

@@ -15,13 +15,8 @@ from repos_run_support import FIXTURES, fixture_checkout, session_cache
 from sandbox_contract import _Listener, unix_listener
 
 from corrupt.repos.checkout import checkout as check_out
-from corrupt.repos.environment import (
-    MARKER,
-    create_environment,
-    discover_test_requirements,
-    environment_key,
-    recipe_for,
-)
+from corrupt.repos.environment import MARKER, create_environment, environment_key, recipe_for
+from corrupt.repos.installplan import discover_test_requirements
 from corrupt.repos.launch import _user_network_missing
 from corrupt.repos.local import LocalSandbox
 from corrupt.repos.models import Command
