@@ -21,6 +21,7 @@ import shlex
 from typing import Any
 
 from corrupt.outputs.task_image import TaskImage
+from corrupt.repos.runner import run_flags
 from corrupt.scoring.patch import TEST_SUPPORT
 from corrupt.tasks.models import Task
 
@@ -29,8 +30,9 @@ END_MARKER = ">>>>> End Test Output"
 LOG_PARSER = "parse_log_pytest_v2"
 EVAL_TYPE = "pass_and_fail"  # fail_only would count a missing or erroring test as success
 # As the runner verified the task: a module that no longer imports fails its own
-# tests, not the whole session.
-PYTEST_FLAGS = "-p no:cacheprovider --continue-on-collection-errors"
+# tests, not the whole session; pytest's cache (plugins read it) outside the tree;
+# no shuffled order, no linter plugins.
+PYTEST_FLAGS = shlex.join(run_flags("/tmp/.pytest_cache"))
 
 
 def support_pathspecs() -> list[str]:

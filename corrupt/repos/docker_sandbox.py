@@ -138,7 +138,9 @@ class DockerSandbox(Sandbox):
         client = self.client  # fail on a missing engine before touching the cache
         tag = image_tag(checkout)
         pip = host_pip_settings()
-        recipe = dockerfile(checkout.path, self.base_image, pip, checkout.packages_as_of)
+        recipe = dockerfile(
+            checkout.path, self.base_image, pip, checkout.packages_as_of, checkout.version
+        )
         digest = recipe_digest(recipe)
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         stem = tag.replace("/", "_").replace(":", "_")

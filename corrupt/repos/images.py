@@ -31,6 +31,7 @@ from pathlib import Path
 
 from corrupt.repos.installplan import ALWAYS, PACKAGING_FILES, discover_test_requirements
 from corrupt.repos.models import WORKDIR, Checkout
+from corrupt.repos.versions import version_env
 
 DEFAULT_BASE_IMAGE = "python:3.12-slim"
 VENV = "/opt/venv"
@@ -128,13 +129,19 @@ def _reachable(urls: list[str]) -> list[str]:
 
 
 def dockerfile(
-    checkout_root: Path, base_image: str, pip: PipSettings, as_of: str | None = None
+    checkout_root: Path,
+    base_image: str,
+    pip: PipSettings,
+    as_of: str | None = None,
+    version: str | None = None,
 ) -> str:
     """The recipe; its hash is stored as a label so a changed recipe rebuilds the image.
 
     With ``as_of``, the project and its test dependencies leave out releases uploaded
     after it (pip 26's ``--uploaded-prior-to``, so pip itself is upgraded first), as
-    local environments do with uv; pytest and coverage.py come after, undated.
+    local environments do with uv; pytest and coverage.py come after, undated. The
+    build context carries no ``.git``, so VCS-versioned builds (setuptools-scm, pbr,
+    ...) get ``version``, git's description of the pinned commit, as local ones do.
     """
     found = discover_test_requirements(checkout_root)
     pip_install = [
@@ -147,7 +154,10 @@ def dockerfile(
         "--progress-bar",
         "off",
     ]
-    pip_env = pip.environment(f"{BUILD_DIR}/pip-cert.pem" if pip.cert else None)
+    pip_env = {
+        **version_env(version),
+        **pip.environment(f"{BUILD_DIR}/pip-cert.pem" if pip.cert else None),
+    }
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in pip_env.items())
     steps = [f"python3 -m venv {VENV}", f"cd {BUILD_DIR}/repo"]
     if exports:

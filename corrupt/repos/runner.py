@@ -47,10 +47,16 @@ def base_argv(module: str) -> list[str]:
     # other tasks. pytest's cache stays on, since plugins read ``config.cache``
     # (pytest stops with INTERNALERROR without it), but in the run's private I/O
     # folder: nothing is written into the tree, nothing carries over between runs.
+    return ["python", "-m", "pytest", "-p", module, *run_flags(f"{IO_DIR}/.pytest_cache")]
+
+
+def run_flags(cache_dir: str) -> list[str]:
+    """The pytest options every run of a suite takes, ours and the harnesses' alike (see
+    :func:`base_argv` for why): pytest's cache in ``cache_dir``, no shuffling, no linters,
+    collection errors local to their module."""
     return [
-        "python", "-m", "pytest", "-p", module, "-o", f"cache_dir={IO_DIR}/.pytest_cache",
-        "-p", "no:randomly", "-p", "no:random_order", *LINTERS_OFF,
-        "--continue-on-collection-errors",
+        "-o", f"cache_dir={cache_dir}", "-p", "no:randomly", "-p", "no:random_order",
+        *LINTERS_OFF, "--continue-on-collection-errors",
     ]  # fmt: skip
 
 

@@ -111,6 +111,17 @@ def test_no_engine_says_how_to_point_docker_host_at_one(tmp_path):
         box.prepare(folder_checkout(repo, "tests/noengine"))
 
 
+def test_recipe_hands_the_commits_version_to_vcs_versioned_builds(tmp_path):
+    repo = write_files(tmp_path / "r", {"setup.py": "import setuptools\nsetuptools.setup()\n"})
+    recipe = dockerfile(repo, "corrupt/base:bookworm", PipSettings(), version="2.1.dev3+gabc")
+    exported = recipe.split("export ", 1)[1].split(" \\\n", 1)[0]
+    for name in ("SETUPTOOLS_SCM_PRETEND_VERSION", "PBR_VERSION", "PDM_BUILD_SCM_VERSION"):
+        assert f"{name}=2.1.dev3+gabc" in exported.split()
+    assert recipe.index("export ") < recipe.index("--progress-bar off .")
+    # no version from git: the builds still get one, as local environments do
+    assert "PBR_VERSION=0.0.0" in dockerfile(repo, "b", PipSettings())
+
+
 def test_recipe_installs_the_uv_lock_pins_before_the_project():
     recipe = dockerfile(FIXTURES / "locked", "corrupt/base:bookworm", PipSettings())
     pinned = recipe.index("--progress-bar off six==1.16.0")
