@@ -63,14 +63,28 @@ def compute_baseline(
         log = _Log(
             cache.with_name(f"{cache.stem}{dated}.log"), shlex.join(test_command(ws.path)[0])
         )
-        subset: list[str] = []
-        reached = 0
+        # a cut measured for this budget before (by an attempt with other packages or
+        # another Python, or a run that went red) is not measured again
+        cut = _Cut(cache.with_suffix(".cut.json"), time_limit)
+        subset, reached = cut.known()
+        log.command = shlex.join(test_command(ws.path, subset)[0])
         try:
             first = _suite_run(
-                sandbox, env, ws.path, time_limit, "first", log, sandbox.stores_bytecode(env)
+                sandbox,
+                env,
+                ws.path,
+                time_limit,
+                "first",
+                log,
+                sandbox.stores_bytecode(env),
+                subset=subset,
             )
         except SuiteTooSlowError:
+            if subset:
+                raise
             subset, reached = _cut_to_budget(sandbox, env, ws.path, time_limit)
+            cut.keep(subset, reached)
+            log.command = shlex.join(test_command(ws.path, subset)[0])
             first = _suite_run(
                 sandbox,
                 env,
@@ -189,6 +203,30 @@ def prime_bytecode(
                 stores_bytecode=True,
                 subset=subset or (),
             )
+
+
+class _Cut:
+    """The cut of a suite over one time budget, kept beside its baseline's cache entry."""
+
+    def __init__(self, path: Path, time_limit: float) -> None:
+        self.path = path
+        self.time_limit = time_limit
+
+    def known(self) -> tuple[list[str], int]:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+            if raw["time_limit"] == self.time_limit:
+                return [str(f) for f in raw["subset"]], int(raw["reached"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        return [], 0
+
+    def keep(self, subset: list[str], reached: int) -> None:
+        data = {"time_limit": self.time_limit, "subset": subset, "reached": reached}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, self.path)
 
 
 def _cut_to_budget(

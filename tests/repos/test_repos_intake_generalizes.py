@@ -10,6 +10,8 @@ URL requirements, the module -> distribution rules.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from gitrepos import make_repo
 from repos_run_support import folder_baseline, session_cache
@@ -272,6 +274,18 @@ def test_a_suite_over_budget_is_cut_to_its_quickest_files(sandbox, tmp_path_fact
     # a larger budget takes the whole suite again instead of the cut cached for 5 s
     _, whole = folder_baseline(folder, sandbox, tmp_path_factory, time_limit=30)
     assert whole.subset == [] and "tests/test_slow.py::test_slowly" in whole.tests
+    # the cut measured for 5 s is kept apart from the baseline (a retry with other packages
+    # or another Python reuses it rather than measuring again): narrowed by hand, it is
+    # what the next baseline at 5 s runs
+    (cut,) = (folder.parent / "baselines").rglob("*.cut.json")
+    known = json.loads(cut.read_text())
+    assert known == {"time_limit": 5, "subset": baseline.subset, "reached": 3}
+    cut.write_text(json.dumps({**known, "subset": ["tests/test_more.py"]}))
+    for cached in (folder.parent / "baselines").rglob("*[0-9a-f].json"):
+        cached.unlink()
+    _, again = folder_baseline(folder, sandbox, tmp_path_factory, time_limit=5)
+    assert again.subset == ["tests/test_more.py"]
+    assert again.tests == ["tests/test_more.py::test_zero"]
 
 
 def test_a_suite_no_file_of_which_fits_the_budget_is_refused(sandbox, tmp_path_factory, tmp_path):
