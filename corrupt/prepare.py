@@ -124,6 +124,8 @@ def prepare(
         baseline = None
     if baseline is not None:
         pinned = replace(pinned, packages_as_of=baseline.packages_as_of, python=baseline.python)
+    elif python is None and sandbox.picks_python:
+        pinned = _supported_python(pinned, note)
     with stage("environment"):
         env = sandbox.prepare(pinned, progress=env_progress)
     with stage("baseline"):
@@ -238,6 +240,36 @@ def _green_baseline(
             return found
         message += found
     raise RedBaselineError(message, cause=first.cause) from None
+
+
+def _supported_python(pinned: Checkout, note: Callable[[str], None] | None) -> Checkout:
+    """The checkout on corrupt's own interpreter, unless the project's ``requires-python``
+    excludes it: then on the newest installed interpreter the project supports (the
+    install would only fail), or an InstallError saying none is installed."""
+    support = declared_support(pinned.path)
+    own = own_interpreter()
+    if support.specifier is None or support.specifier.contains(own.label, prereleases=True):
+        return pinned
+    others = other_interpreters(pinned.path, own)
+    if not others:
+        installed = ", ".join(i.label for i in installed_interpreters())
+        raise InstallError(
+            f"{pinned.name} requires Python {support.requires}, and no installed interpreter "
+            f"satisfies it (installed: {installed}); install one, e.g. uv python install "
+            f"{_lowest(support.requires)}"
+        )
+    _note(
+        note,
+        f"requires-python {support.requires} excludes corrupt's Python {own.label}: "
+        f"the environment is built on Python {others[0].label}",
+    )
+    return replace(pinned, python=others[0].label)
+
+
+def _lowest(requires: str | None) -> str:
+    """The lowest version a ``requires-python`` names (``>=3.12`` -> ``3.12``), for a hint."""
+    found = re.search(r"\d+\.\d+", requires or "")
+    return found.group(0) if found else "3"
 
 
 def _other_pythons(

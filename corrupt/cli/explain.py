@@ -93,8 +93,10 @@ def python_line(checkout: Checkout, recipe: dict[str, object], *, asked: bool) -
     elif checkout.python is None:
         why = "corrupt's own"
     else:
-        why = (
-            f"the suite being red on corrupt's own {own.label}; the project supports "
-            f"{declared_support(checkout.path).describe()}"
+        support = declared_support(checkout.path)
+        excluded = support.specifier is not None and not support.specifier.contains(
+            own.label, prereleases=True
         )
+        cause = "excluded by" if excluded else "the suite being red on"
+        why = f"{cause} corrupt's own {own.label}; the project supports {support.describe()}"
     return f"python: {label} ({where}), {why}"

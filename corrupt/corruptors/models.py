@@ -56,7 +56,8 @@ class RejectionKind(StrEnum):
     MEMBER = "member without corruption"  # a multi-function task's member has none
     NOT_COMPOSABLE = "members do not compose"
     SCREEN_ERROR = "screening failed"
-    UNFAIR = "fails a static check"  # verification: a tell, an edit outside the targets, ...
+    UNFAIR = "fails a static check"  # verification: an edit outside the targets, a comment, ...
+    TELL = "mutation tell"  # verification: code no person writes, a linter finds it (anomalies)
     NOT_VERIFIED = "did not verify"  # verification: the full suite did not confirm it
     DUPLICATE = "duplicate task"
     OTHER = "other"  # recorded by a version that did not keep the kind

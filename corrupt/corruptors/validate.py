@@ -18,6 +18,7 @@ import textwrap
 import tokenize
 from collections import Counter
 
+from corrupt.corruptors.anomalies import new_anomalies
 from corrupt.corruptors.flakes import findings, unseen_by_pyflakes
 from corrupt.corruptors.operators import mutant_problem
 from corrupt.source.edits import common_ends, split_lines
@@ -111,12 +112,40 @@ def _tokenized_comments(source: str) -> Counter[str] | None:
     return Counter(t.string.strip() for t in tokens if t.type == tokenize.COMMENT)
 
 
+def new_anomalies_in(
+    original: str, corrupted: str, where: tuple[str, int] | None = None
+) -> list[str]:
+    """The own-check anomalies (:func:`corrupt.corruptors.anomalies.own_findings`) the
+    corruption adds. Each looks at one expression, so with ``where`` only the changed
+    function is parsed in each version (a whole file's parse, per mutant, costs about
+    what a warm screening run does)."""
+    region = _function_lines(original, where) if where is not None else None
+    if region is not None:
+        old, new = split_lines(original), split_lines(corrupted)
+        first, last = region
+        head, tail = common_ends(old, new)
+        if first - 1 <= head and tail >= len(old) - last:
+            before = textwrap.dedent("".join(old[first - 1 : last]))
+            after = textwrap.dedent("".join(new[first - 1 : last + len(new) - len(old)]))
+            if _decorated_def(before) and _decorated_def(after):
+                return new_anomalies(before, after, ruff=False)
+    return new_anomalies(original, corrupted, ruff=False)
+
+
+def _decorated_def(source: str) -> bool:
+    return source.lstrip().startswith(("def ", "async def ", "@"))
+
+
 def tells(original: str, corrupted: str, where: tuple[str, int] | None = None) -> list[str]:
-    """Give-aways a reader could spot without running anything: new comments, new pyflakes
-    findings. ``where``: (qualname, def line) of the only function that changed."""
+    """Give-aways a reader could spot without running anything: new comments, anomalies no
+    person writes, new pyflakes findings. ``where``: (qualname, def line) of the only
+    function that changed."""
     problems = []
     if comment_added(original, corrupted, where):
         problems.append("comment added")
+    anomalies = new_anomalies_in(original, corrupted, where)
+    if anomalies:
+        problems.append("anomaly: " + ", ".join(anomalies))
     added = new_pyflakes_findings(original, corrupted, where)
     if added:
         problems.append("adds pyflakes findings: " + ", ".join(added))

@@ -18,6 +18,7 @@ import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from corrupt.corruptors.anomalies import new_anomalies
 from corrupt.corruptors.models import Corruption, Rejection, RejectionKind
 from corrupt.graph.models import Symbol
 from corrupt.repos.models import Baseline, TestReport
@@ -66,9 +67,23 @@ def make_repair(corruption: Corruption) -> Repair:
 def static_problems(
     corruption: Corruption, symbols: dict[str, Symbol], repair: Repair
 ) -> Rejection | None:
-    """The first reason this corruption is not a fair task, found without running anything."""
+    """The first reason this corruption is not a fair task, found without running anything:
+    a broken edit, else a mutation tell (:mod:`corrupt.corruptors.anomalies`)."""
     problem = _static_problem(corruption, symbols, repair)
-    return Rejection(RejectionKind.UNFAIR, problem) if problem else None
+    if problem:
+        return Rejection(RejectionKind.UNFAIR, problem)
+    tell = _tell(corruption)
+    return Rejection(RejectionKind.TELL, tell) if tell else None
+
+
+def _tell(corruption: Corruption) -> str | None:
+    """``OPERATOR: CODE message (in PATH)`` for the first anomaly a corrupted file adds."""
+    for path, change in corruption.files.items():
+        added = new_anomalies(change.original, change.corrupted)
+        if added:
+            operators = sorted({b.operator for b in corruption.bugs if b.file == path})
+            return f"{'+'.join(operators) or 'unknown'}: {added[0]} (in {path})"
+    return None
 
 
 def _static_problem(

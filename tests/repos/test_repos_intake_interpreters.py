@@ -271,3 +271,35 @@ def test_python_option_builds_on_the_interpreter_asked_for(tmp_path_factory, tmp
     assert missing.returncode == 2
     assert "no Python 3.99 is installed (found: " in missing.stderr
     assert "uv python install 3.99" in " ".join(missing.stderr.split())
+
+
+def test_a_project_whose_requires_python_excludes_corrupts_own_builds_on_one_it_allows(
+    tmp_path_factory, tmp_path
+):
+    other = second_interpreter()
+    own = own_interpreter()
+    if other.minor <= own.minor:
+        pytest.skip(f"no CPython newer than corrupt's own {own.label} is installed")
+    folder = tmp_path / "newer"
+    make_repo(folder, version_pinned(other.version, f">={other.minor[0]}.{other.minor[1]}"))
+    proc = corrupt_cli("baseline", str(folder), "--explain", tmp_path_factory=tmp_path_factory)
+    assert proc.returncode == 0, proc.stderr
+    err, out = " ".join(proc.stderr.split()), " ".join(proc.stdout.split())
+    assert (
+        f"excludes corrupt's Python {own.label}: the environment is built on Python {other.label}"
+        in err
+    )
+    assert "red" not in err  # chosen up front, not after a failed install or a red run
+    assert "tests: 2 passing" in proc.stdout
+    assert f"python: {other.label} (" in out and f"excluded by corrupt's own {own.label}" in out
+
+
+def test_a_requires_python_no_installed_interpreter_satisfies_is_one_line(
+    tmp_path_factory, tmp_path
+):
+    make_repo(tmp_path / "future", version_pinned((3, 99, 0), ">=3.99"))
+    proc = corrupt_cli("baseline", str(tmp_path / "future"), tmp_path_factory=tmp_path_factory)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    line = " ".join(proc.stderr.split())
+    assert "requires Python >=3.99, and no installed interpreter satisfies it" in line
+    assert "uv python install 3.99" in line

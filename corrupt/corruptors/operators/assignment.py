@@ -76,16 +76,38 @@ class WrongVariable(Operator):
             if name not in params and len(ctx.loads(name)) < 2:
                 continue
             here = ctx.index(node)
+            beside = _operands_beside(ctx, node)
             candidates = [
                 other
                 for other, at in sorted(bound.items(), key=lambda item: -item[1])
                 if other != name
                 and other not in _RECEIVERS
+                and other not in beside
                 and at < here
                 and kinds.get(other) == kinds.get(name)
             ]
             for other in candidates[: self.PER_SITE]:
                 yield Site(node, node.with_changes(value=other), f"{name} -> {other}")
+
+
+def _operands_beside(ctx: FunctionContext, node: cst.Name) -> set[str]:
+    """The names on the other side of the comparison, operation or assignment ``node`` is an
+    operand of: substituting one of them writes ``a < a`` or ``a = a``, which a linter finds."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.ComparisonTarget):
+        parent = ctx.parent(parent)
+    operands: list[cst.CSTNode] = []
+    if isinstance(parent, cst.Comparison):
+        operands = [parent.left, *(c.comparator for c in parent.comparisons)]
+    elif isinstance(parent, cst.BinaryOperation | cst.BooleanOperation):
+        operands = [parent.left, parent.right]
+    elif isinstance(parent, cst.IfExp):
+        operands = [parent.body, parent.orelse]
+    elif isinstance(parent, cst.Assign):
+        operands = [t.target for t in parent.targets]
+    elif isinstance(parent, cst.AugAssign | cst.AnnAssign):
+        operands = [parent.target]
+    return {o.value for o in operands if isinstance(o, cst.Name) and o is not node}
 
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:

@@ -38,7 +38,10 @@ class NudgeConstant(Operator):
             value = _int_value(node)
             if value is None:
                 continue
+            signed = isinstance(ctx.parent(node), cst.UnaryOperation)
             for new in _nudges(value):
+                if signed and new == 0:  # ``xs[-0]``: no person writes a signed zero
+                    continue
                 yield Site(node, node.with_changes(value=str(new)), f"constant {value} -> {new}")
 
 
