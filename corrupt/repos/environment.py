@@ -217,7 +217,10 @@ class _Installer:
                     f"install step '{name}' could not start ({exc}); log: {self.log}"
                 ) from None
         if check and returncode != 0:
-            raise InstallError(f"install step '{name}' failed (exit {returncode}); log: {self.log}")
+            raise InstallError(
+                f"install step '{name}' failed (exit {returncode}){_failure(self.log, name)}; "
+                f"log: {self.log}"
+            )
         return returncode
 
     def probe(self, name: str, argv: list[str], env: dict[str, str]) -> tuple[int, str]:
@@ -553,3 +556,23 @@ def recipe_for(checkout: Checkout, *, cache_dir: Path | None = None) -> dict[str
 def _say(progress: Callable[[str], None] | None, message: str) -> None:
     if progress is not None:
         progress(message)
+
+
+# The line of a failed step's output that says why: a Python exception (a build
+# backend's), else uv's or pip's own error and its cause.
+_EXCEPTION_LINE = re.compile(r"^\s*[|│]?\s*((?:[\w.]+\.)?\w+(?:Error|Exception)(?::.*)?)$")
+_INSTALLER_LINE = re.compile(r"^\s*((?:error|cause|ERROR): .+)$")
+
+
+def _failure(log: Path, name: str) -> str:
+    """``": <why>"`` from the step's output in ``log`` (empty when nothing says)."""
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = text.split(f"\n=== {name}:")[-1].splitlines()[1:]
+    for pattern in (_EXCEPTION_LINE, _INSTALLER_LINE):
+        found = [m.group(1).strip() for line in lines if (m := pattern.match(line))]
+        if found:
+            return f": {found[-1][:200]}"
+    return ""

@@ -16,7 +16,7 @@ import pytest
 from gitrepos import make_repo
 from repos_run_support import folder_baseline, session_cache
 
-from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
+from corrupt.errors import InstallError, NoTestsError, RedBaselineError, SuiteTooSlowError
 from corrupt.repos.declared import poetry_specifier
 from corrupt.repos.environment import recipe_for
 from corrupt.repos.installplan import discover_test_requirements
@@ -238,6 +238,23 @@ def test_a_harness_of_its_own_is_named_in_the_error(sandbox, tmp_path_factory, t
     )
     with pytest.raises(NoTestsError, match=r"program of its own \(.*python test/test\.py\)"):
         folder_baseline(tmp_path / "harness", sandbox, tmp_path_factory)
+
+
+def test_a_build_that_fails_says_why_in_its_one_line(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "offline_build",
+        {
+            "setup.py": (
+                "raise RuntimeError('the licence text could not be fetched')\n"
+                "import setuptools\nsetuptools.setup(name='offline_build', version='1')\n"
+            ),
+            "offline_build.py": "X = 1\n",
+            "tests/test_x.py": "def test_x():\n    assert True\n",
+        },
+    )
+    with pytest.raises(InstallError) as failed:
+        folder_baseline(tmp_path / "offline_build", sandbox, tmp_path_factory)
+    assert "RuntimeError: the licence text could not be fetched; log: " in failed.value.message
 
 
 # A suite whose one slow file (8 s) takes it over a 5 s budget; the rest is quick.
