@@ -30,7 +30,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from corrupt.corruptors.anomalies import new_anomalies
+from corrupt.corruptors.anomalies import new_anomalies, tell_operators
 from corrupt.corruptors.models import RejectionKind
 from corrupt.corruptors.operators import generate_mutants
 from corrupt.corruptors.validate import new_anomalies_in
@@ -83,7 +83,7 @@ def scan(out: Path) -> tuple[int, list[str], Counter[str], Counter[str]]:
         "SELECT reason FROM candidates WHERE rejection = ?", (RejectionKind.TELL.value,)
     ).fetchall()
     db.close()
-    rejected = Counter(op for (reason,) in rows for op in reason.split(":", 1)[0].split("+"))
+    rejected = Counter(op for (reason,) in rows for op in tell_operators(reason))
     return len(tasks), hits, written, rejected
 
 

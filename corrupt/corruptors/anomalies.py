@@ -60,6 +60,16 @@ def new_anomalies(original: str, corrupted: str, *, ruff: bool = True) -> list[s
     return sorted(added.elements())
 
 
+def tell_detail(operators: list[str], finding: str, path: str) -> str:
+    """A tell rejection's detail, ``OPERATOR[+OPERATOR]: CODE message (in PATH)``."""
+    return f"{'+'.join(operators) or 'unknown'}: {finding} (in {path})"
+
+
+def tell_operators(detail: str) -> list[str]:
+    """The operators a :func:`tell_detail` names (the report counts tells per operator)."""
+    return detail.split(":", 1)[0].split("+")
+
+
 def own_findings(source: str) -> Counter[str]:
     """``CT`` findings of :mod:`ast`'s view of ``source`` (empty when it does not parse)."""
     try:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
+from corrupt.corruptors.anomalies import tell_operators
+from corrupt.corruptors.models import RejectionKind
 from corrupt.errors import InputError
 from corrupt.outputs import figures
 from corrupt.scoring.models import Score
@@ -127,12 +129,22 @@ def _summary(data: ReportData) -> str:
     rejected = Counter(
         str(c.rejection.kind) for c in data.candidates if c.rejection and c.mode != "member"
     )
+    tells = Counter(
+        operator
+        for c in data.candidates
+        if c.rejection and c.rejection.kind == RejectionKind.TELL
+        for operator in tell_operators(c.rejection.detail)
+    )
     rows = [
         ("repository", f"{data.info.get('name')} ({data.info.get('spec')})"),
         ("commit", data.info.get("commit")),
         ("tasks", ", ".join(f"{n} {m}" for m, n in sorted(modes.items()))),
         ("candidates tried", ", ".join(f"{n} {m}" for m, n in sorted(tried.items()))),
         ("rejections", ", ".join(f"{n} {k}" for k, n in rejected.most_common()) or "none"),
+        (
+            "mutation tells by operator",
+            ", ".join(f"{n} {k}" for k, n in tells.most_common()) or "none",
+        ),
         ("engine", ", ".join(sorted({t.engine_version for t in data.tasks}))),
     ]
     if data.scores:

@@ -18,7 +18,7 @@ import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from corrupt.corruptors.anomalies import new_anomalies
+from corrupt.corruptors.anomalies import new_anomalies, tell_detail
 from corrupt.corruptors.models import Corruption, Rejection, RejectionKind
 from corrupt.graph.models import Symbol
 from corrupt.repos.models import Baseline, TestReport
@@ -82,7 +82,7 @@ def _tell(corruption: Corruption) -> str | None:
         added = new_anomalies(change.original, change.corrupted)
         if added:
             operators = sorted({b.operator for b in corruption.bugs if b.file == path})
-            return f"{'+'.join(operators) or 'unknown'}: {added[0]} (in {path})"
+            return tell_detail(operators, added[0], path)
     return None
 
 

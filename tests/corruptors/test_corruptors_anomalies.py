@@ -111,3 +111,24 @@ def test_verification_rejects_a_tell_as_its_own_kind_naming_operator_and_rule():
         bugs=[Bug("m.overlap", "m.py", [5], "Assignment", "wrong constant", "nudge_constant")],
     )
     assert static_problems(fair, symbols, make_repair(fair)) is None
+
+
+def test_the_report_counts_tells_per_operator():
+    from corrupt.corruptors.anomalies import tell_detail
+    from corrupt.corruptors.models import Rejection
+    from corrupt.outputs.report import ReportData, _summary
+    from corrupt.tasks.store import CandidateRow, CandidateStatus
+
+    def rejected(key: str, kind: RejectionKind, detail: str) -> CandidateRow:
+        return CandidateRow(
+            key, "discovery", ["m.f"], CandidateStatus.REJECTED, "procedural", 1, 0.1, None, None,
+            Rejection(kind, detail),
+        )  # fmt: skip
+
+    candidates = [
+        rejected("a", RejectionKind.TELL, tell_detail(["wrong_variable"], "CT001 x", "m.py")),
+        rejected("b", RejectionKind.TELL, tell_detail(["nudge_constant", "wrong_variable"], "F841 y", "m.py")),
+        rejected("c", RejectionKind.NOT_VERIFIED, "wrong_variable: only 2 tests fail"),
+    ]  # fmt: skip
+    page = _summary(ReportData({"name": "m"}, [], candidates, []))
+    assert "<th>mutation tells by operator</th><td>2 wrong_variable, 1 nudge_constant</td>" in page
