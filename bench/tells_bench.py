@@ -87,9 +87,12 @@ def scan(out: Path) -> tuple[int, list[str], Counter[str], Counter[str]]:
     return len(tasks), hits, written, rejected
 
 
-def gate_cost(root: Path, functions: int) -> tuple[int, float, float]:
-    """Mutants checked, and median milliseconds per mutant of the screening and the
-    verification check."""
+def gate_cost(root: Path, functions: int) -> tuple[Counter[str], Counter[str], float, float]:
+    """Per operator, the mutants of the first ``functions`` functions under ``root`` and
+    those the gate rejects (own checks and ruff); median milliseconds per mutant of the
+    screening and the verification check."""
+    made: Counter[str] = Counter()
+    told: Counter[str] = Counter()
     screening, verification = [], []
     seen = 0
     for path in sorted(root.rglob("*.py")):
@@ -110,12 +113,14 @@ def gate_cost(root: Path, functions: int) -> tuple[int, float, float]:
                 new_anomalies_in(source, mutant.corrupted, (qualname, node.lineno))
                 screening.append(time.perf_counter() - started)
                 started = time.perf_counter()
-                new_anomalies(source, mutant.corrupted)
+                found = new_anomalies(source, mutant.corrupted)
                 verification.append(time.perf_counter() - started)
+                made[mutant.operator] += 1
+                told[mutant.operator] += bool(found)
     if not screening:
-        return 0, 0.0, 0.0
+        return made, told, 0.0, 0.0
     ms = 1000.0
-    return len(screening), statistics.median(screening) * ms, statistics.median(verification) * ms
+    return made, told, statistics.median(screening) * ms, statistics.median(verification) * ms
 
 
 def main() -> None:
@@ -127,13 +132,16 @@ def main() -> None:
         "--out", type=Path, help="keep the builds here (default: a temporary folder)"
     )
     parser.add_argument("--functions", type=int, default=40)
+    parser.add_argument(
+        "--cost-only", action="store_true", help="only the gate's cost, on local folders"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = args.out or Path(tmp)
         written: Counter[str] = Counter()
         rejected: Counter[str] = Counter()
         total_tasks = total_hits = 0
-        for i, repo in enumerate(args.repos):
+        for i, repo in enumerate([] if args.cost_only else args.repos):
             out = base / f"build-{i}"
             started = time.monotonic()
             build(repo, out, args.n, args.seed)
@@ -146,16 +154,23 @@ def main() -> None:
                   f"rejected as tells, {time.monotonic() - started:.0f} s")  # fmt: skip
             for hit in hits:
                 print(f"  TELL {hit}")
-        print(f"\nall: {total_tasks} tasks, {total_hits} with a tell a grep finds")
-        print("\noperator                      written  rejected as tells")
-        for op in sorted(written.keys() | rejected.keys()):
-            print(f"{op:28s} {written[op]:8d} {rejected[op]:18d}")
-    root = Path(args.repos[0])
-    if root.is_dir():
-        checked, screen_ms, verify_ms = gate_cost(root, args.functions)
-        print(f"\ngate cost over {checked} mutants of {root.name}: screening check "
-              f"{screen_ms:.2f} ms, verification check (with ruff) {verify_ms:.1f} ms "
-              "per mutant (medians)")  # fmt: skip
+        if not args.cost_only:
+            print(f"\nall: {total_tasks} tasks, {total_hits} with a tell a grep finds")
+            print("\noperator                      written  rejected as tells")
+            for op in sorted(written.keys() | rejected.keys()):
+                print(f"{op:28s} {written[op]:8d} {rejected[op]:18d}")
+    for repo in args.repos:
+        root = Path(repo)
+        if not root.is_dir():
+            continue
+        made, told, screen_ms, verify_ms = gate_cost(root, args.functions)
+        print(f"\ngate over {sum(made.values())} operator mutants of {args.functions} functions "
+              f"of {root.name}: screening check {screen_ms:.2f} ms, verification check "
+              f"(with ruff) {verify_ms:.1f} ms per mutant (medians); rejected per operator:")  # fmt: skip
+        for op in sorted(made):
+            if told[op]:
+                print(f"  {op:28s} {told[op]:4d} of {made[op]:4d}")
+        print(f"  {'all':28s} {sum(told.values()):4d} of {sum(made.values()):4d}")
 
 
 if __name__ == "__main__":
