@@ -63,38 +63,8 @@ def compute_baseline(
         log = _Log(
             cache.with_name(f"{cache.stem}{dated}.log"), shlex.join(test_command(ws.path)[0])
         )
-        # a cut measured for this budget before (by an attempt with other packages or
-        # another Python, or a run that went red) is not measured again
         cut = _Cut(cache.with_suffix(".cut.json"), time_limit)
-        subset, reached = cut.known()
-        log.command = shlex.join(test_command(ws.path, subset)[0])
-        try:
-            first = _suite_run(
-                sandbox,
-                env,
-                ws.path,
-                time_limit,
-                "first",
-                log,
-                sandbox.stores_bytecode(env),
-                subset=subset,
-            )
-        except SuiteTooSlowError:
-            if subset:
-                raise
-            subset, reached = _cut_to_budget(sandbox, env, ws.path, time_limit)
-            cut.keep(subset, reached)
-            log.command = shlex.join(test_command(ws.path, subset)[0])
-            first = _suite_run(
-                sandbox,
-                env,
-                ws.path,
-                time_limit,
-                "first",
-                log,
-                sandbox.stores_bytecode(env),
-                subset=subset,
-            )
+        first, subset, reached = _first_run(sandbox, env, ws.path, time_limit, log, cut)
         second = _suite_run(sandbox, env, ws.path, time_limit, "second", log, subset=subset)
         flaky = sorted(
             n
@@ -203,6 +173,30 @@ def prime_bytecode(
                 stores_bytecode=True,
                 subset=subset or (),
             )
+
+
+def _first_run(
+    sandbox: Sandbox, env: Environment, tree: Path, time_limit: float, log: _Log, cut: _Cut
+) -> tuple[TestReport, list[str], int]:
+    """The first baseline run, the subset it ran and how many test files the measuring run
+    reached: the whole suite, else the cut ``time_limit`` needs. A cut measured for this
+    budget before (by an attempt with other packages or another Python, or a run that went
+    red) is not measured again."""
+
+    def run(subset: list[str]) -> TestReport:
+        log.command = shlex.join(test_command(tree, subset)[0])
+        stores = sandbox.stores_bytecode(env)
+        return _suite_run(sandbox, env, tree, time_limit, "first", log, stores, subset=subset)
+
+    subset, reached = cut.known()
+    try:
+        return run(subset), subset, reached
+    except SuiteTooSlowError:
+        if subset:
+            raise
+    subset, reached = _cut_to_budget(sandbox, env, tree, time_limit)
+    cut.keep(subset, reached)
+    return run(subset), subset, reached
 
 
 class _Cut:
