@@ -21,6 +21,10 @@ ORIGINAL = (
     "    overlap_end = min(end, other_end)\n"
     "    if overlap_start < overlap_end:\n"
     "        return states[-1]\n"
+    "    while True:\n"
+    "        if not states:\n"
+    "            break\n"
+    "        states = states[1:]\n"
     "    width = overlap_end - overlap_start\n"
     "    return width if width > 0 else 0\n"
 )
@@ -67,13 +71,15 @@ def _mutants(operator: str) -> list[str]:
     return [m.corrupted for m in made]
 
 
-@pytest.mark.parametrize("operator", ["wrong_variable", "nudge_constant"])
+@pytest.mark.parametrize("operator", ["wrong_variable", "nudge_constant", "none_vs_falsy"])
 def test_the_operators_that_made_tells_make_none(operator):
     mutants = _mutants(operator)
     assert mutants  # they still corrupt the function, elsewhere
     for mutant in mutants:
         assert not new_anomalies(ORIGINAL, mutant), mutant
-    assert "states[-0]" not in "".join(mutants) and "start < overlap_start" not in "".join(mutants)
+    made = "".join(mutants)
+    assert "states[-0]" not in made and "start < overlap_start" not in made
+    assert "True is not None" not in made
 
 
 def test_screening_tells_name_the_anomaly_of_one_function():
@@ -98,7 +104,7 @@ def test_verification_rejects_a_tell_as_its_own_kind_naming_operator_and_rule():
         files={"m.py": FileChange(ORIGINAL, mutant)},
         bugs=[Bug("m.overlap", "m.py", [4], "Assignment", "wrong variable", "wrong_variable")],
     )
-    symbols = {"m.overlap": Symbol("m.overlap", "function", "m.py", 1, 7)}
+    symbols = {"m.overlap": Symbol("m.overlap", "function", "m.py", 1, 11)}
     rejection = static_problems(corruption, symbols, make_repair(corruption))
     assert rejection is not None and rejection.kind == RejectionKind.TELL
     assert rejection.detail.startswith("wrong_variable: CT001 compared with itself")

@@ -197,6 +197,9 @@ class NegateCondition(Operator):
             yield Site(test, _negated_test(test), f"negated condition {code(test)}")
 
 
+_CONSTANT_NAMES = ("True", "False", "None", "__debug__")
+
+
 class NoneVsFalsy(Operator):
     """``x is None`` ↔ ``not x`` and ``x is not None`` ↔ ``x``: 0, "" and [] now count as missing."""
 
@@ -225,7 +228,9 @@ class NoneVsFalsy(Operator):
             op: cst.BaseCompOp = cst.IsNot()
             if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
                 plain, op = test.expression, cst.Is()
-            if isinstance(plain, cst.Name | cst.Attribute) and not plain.lpar:
+            constant = isinstance(plain, cst.Name) and plain.value in _CONSTANT_NAMES
+            if isinstance(plain, cst.Name | cst.Attribute) and not plain.lpar and not constant:
+                # (``while True is not None`` compares two constants: a linter's find)
                 replacement = cst.Comparison(plain, [cst.ComparisonTarget(op, cst.Name("None"))])
                 yield Site(test, replacement, f"truth test {code(test)} made a None check")
 
