@@ -132,6 +132,11 @@ MAX_INCLUDE_DEPTH = 4
 MAKE_TEST_TARGETS = ("test", "tests", "unittest", "unittests")
 # A shell line that only assigns a variable a value with no expansion in it.
 SHELL_ASSIGNMENT = re.compile(r"^(?:export\s+)?(?P<name>[A-Za-z_]\w*)=(?P<value>[^$`;&|<>()\s]*)$")
+# A whole word that is only a variable the script never assigns a plain value (one set by a
+# command substitution, the CI's environment, the script's arguments ``$@``): its value is
+# unknowable here, and options passed that way (``coverage run $branch_option -m pytest``)
+# are mostly empty or reporting flags, so as an argument it reads as empty.
+UNKNOWN_WORD = re.compile(r"\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*|[@*])")
 SHELL_VARIABLE = re.compile(r"\$(?:\{(?P<b>[A-Za-z_]\w*)\}|(?P<a>[A-Za-z_]\w*))")
 UV_RUN_OPTIONS_WITH_VALUE = frozenset(
     {"--with", "--extra", "--group", "--only-group", "--python", "-p", "--package",
@@ -278,7 +283,8 @@ def _shell_commands(script: str) -> Iterator[list[str]]:
 
     A variable the script assigns a plain value (``REQUIREMENTS="requirements.txt"``,
     ``export PREFIX=""``) is replaced by the last value assigned before its use, so
-    ``"$PIP" install -r "$REQUIREMENTS"`` reads as the install it is.
+    ``"$PIP" install -r "$REQUIREMENTS"`` reads as the install it is; any other
+    variable standing alone as an argument is dropped (:data:`UNKNOWN_WORD`).
     """
     text = re.sub(r"\\\r?\n", " ", script)
     text = re.sub(r"\$\{\{.*?\}\}", "$GH", text)  # a GitHub expression is one unknown word
@@ -307,6 +313,8 @@ def _shell_commands(script: str) -> Iterator[list[str]]:
                 if current:
                     yield current
                 current = []
+            elif current and UNKNOWN_WORD.fullmatch(token):
+                continue  # an argument no file says the value of: read as empty
             else:
                 current.append(token)
         if current:

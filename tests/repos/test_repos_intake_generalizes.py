@@ -376,6 +376,23 @@ def test_shell_variables_in_a_ci_script_are_followed(tmp_path):
     assert plan_tests(tmp_path).files == ["requirements.txt"]
 
 
+def test_a_variable_no_file_assigns_reads_as_an_empty_argument(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("def test_x():\n    pass\n")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "test").write_text(
+        "#!/bin/sh\nexport PREFIX=\"\"\nopt=$(python -c 'print(\"--branch\")')\n"
+        "${PREFIX}coverage run $opt -m pytest -x tests ${EXTRA} $@\n"
+    )
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text(
+        "jobs:\n  t:\n    steps:\n      - run: scripts/test\n"
+    )
+    plan = plan_tests(tmp_path)
+    assert plan.command_source == ".github/workflows/ci.yml: coverage run -m pytest -x tests"
+    assert plan.paths == ["tests"]
+
+
 @pytest.mark.parametrize(
     ("item", "fallback"),
     [
