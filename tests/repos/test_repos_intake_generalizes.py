@@ -381,7 +381,7 @@ def test_a_variable_no_file_assigns_reads_as_an_empty_argument(tmp_path):
     (tmp_path / "tests" / "test_x.py").write_text("def test_x():\n    pass\n")
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "test").write_text(
-        "#!/bin/sh\nexport PREFIX=\"\"\nopt=$(python -c 'print(\"--branch\")')\n"
+        '#!/bin/sh\nexport PREFIX=""\nopt=$(python -c \'print("--branch")\')\n'
         "${PREFIX}coverage run $opt -m pytest -x tests ${EXTRA} $@\n"
     )
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
