@@ -83,14 +83,28 @@ def comment_added(original: str, corrupted: str, where: tuple[str, int] | None =
     changed = "".join(old[head : len(old) - tail]) + "".join(new[head : len(new) - tail])
     if LEXICAL.isdisjoint(changed):
         return False
-    region = _function_lines(original, where) if where is not None else None
-    if region is not None and region[0] - 1 <= head and tail >= len(old) - region[1]:
-        first, last = region
-        before = _tokenized_comments("".join(old[first - 1 : last]))
-        after = _tokenized_comments("".join(new[first - 1 : last + len(new) - len(old)]))
+    function = _changed_function(original, corrupted, where)
+    if function is not None:
+        before, after = (_tokenized_comments(text) for text in function)
         if before is not None and after is not None:
             return bool(after - before)
     return bool(comments(corrupted) - _original_comments(original))
+
+
+def _changed_function(
+    original: str, corrupted: str, where: tuple[str, int] | None
+) -> tuple[str, str] | None:
+    """The text of the function ``where`` names in each version, when the change lies
+    inside it (None: no ``where``, the function is not found, or the change reaches out)."""
+    region = _function_lines(original, where) if where is not None else None
+    if region is None:
+        return None
+    old, new = split_lines(original), split_lines(corrupted)
+    head, tail = common_ends(old, new)
+    first, last = region
+    if first - 1 > head or tail < len(old) - last:
+        return None
+    return "".join(old[first - 1 : last]), "".join(new[first - 1 : last + len(new) - len(old)])
 
 
 @functools.lru_cache(maxsize=8)
@@ -119,16 +133,11 @@ def new_anomalies_in(
     corruption adds. Each looks at one expression, so with ``where`` only the changed
     function is parsed in each version (a whole file's parse, per mutant, costs about
     what a warm screening run does)."""
-    region = _function_lines(original, where) if where is not None else None
-    if region is not None:
-        old, new = split_lines(original), split_lines(corrupted)
-        first, last = region
-        head, tail = common_ends(old, new)
-        if first - 1 <= head and tail >= len(old) - last:
-            before = textwrap.dedent("".join(old[first - 1 : last]))
-            after = textwrap.dedent("".join(new[first - 1 : last + len(new) - len(old)]))
-            if _decorated_def(before) and _decorated_def(after):
-                return new_anomalies(before, after, ruff=False)
+    function = _changed_function(original, corrupted, where)
+    if function is not None:
+        before, after = (textwrap.dedent(text) for text in function)
+        if _decorated_def(before) and _decorated_def(after):
+            return new_anomalies(before, after, ruff=False)
     return new_anomalies(original, corrupted, ruff=False)
 
 
