@@ -119,7 +119,7 @@ def prepare(
     if baseline is not None and (
         (python is not None and baseline.python != pinned.python)
         or (baseline.python is not None and not _installed(baseline.python))
-        or (baseline.subset and time_limit > baseline.cut_at)  # cut to a smaller budget
+        or baseline.cut_below(time_limit)
     ):
         baseline = None
     if baseline is not None:

@@ -201,3 +201,8 @@ class Baseline:
     subset: list[str] = field(default_factory=list)
     suite_files: int = 0
     cut_at: float = 0.0  # the time limit (s) the subset was cut to: a larger one cuts again
+
+    def cut_below(self, time_limit: float) -> bool:
+        """Whether the suite was cut for a smaller budget than ``time_limit`` (so a run with
+        that budget must compute the baseline again, maybe whole)."""
+        return bool(self.subset) and time_limit > self.cut_at

@@ -303,6 +303,14 @@ def test_a_suite_over_budget_is_cut_to_its_quickest_files(sandbox, tmp_path_fact
     _, again = folder_baseline(folder, sandbox, tmp_path_factory, time_limit=5)
     assert again.subset == ["tests/test_more.py"]
     assert again.tests == ["tests/test_more.py::test_zero"]
+    # a kept cut that no longer fits (measured on other packages or another Python) is
+    # measured again, not refused
+    cut.write_text(json.dumps({**known, "subset": ["tests/test_slow.py"]}))
+    for cached in (folder.parent / "baselines").rglob("*[0-9a-f].json"):
+        cached.unlink()
+    _, remeasured = folder_baseline(folder, sandbox, tmp_path_factory, time_limit=5)
+    assert remeasured.subset == baseline.subset
+    assert json.loads(cut.read_text())["subset"] == baseline.subset
 
 
 def test_a_suite_no_file_of_which_fits_the_budget_is_refused(sandbox, tmp_path_factory, tmp_path):
