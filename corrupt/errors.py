@@ -104,3 +104,9 @@ class LLMError(CorruptError):
 
 class TaskNotFound(CorruptError):
     exit_code = 25
+
+
+class LeakError(CorruptError):
+    """An export or a materialised task holds the original code where an agent can read it."""
+
+    exit_code = 26

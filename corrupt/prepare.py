@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from corrupt.cache import cache_root
 from corrupt.errors import InputError, InstallError, NoPythonError, RedBaselineError
 from corrupt.graph.models import CodeGraph
 from corrupt.repos.budget import suite_cut
@@ -49,6 +50,7 @@ from corrupt.repos.interpreters import (
     which_interpreter,
 )
 from corrupt.repos.models import Baseline, Checkout, Environment
+from corrupt.repos.published import published
 from corrupt.repos.sandbox import Sandbox
 
 Stage = Callable[[str], AbstractContextManager[None]]
@@ -143,6 +145,11 @@ def prepare(
         prime_bytecode(pinned, sandbox, env, time_limit, baseline.subset)
         if baseline.subset:
             _note(note, suite_cut(baseline))
+    # what the index publishes of the project: a release there is the answer to an agent online
+    pinned = replace(
+        pinned,
+        published=published(pinned.path, pinned.version, cache_dir=cache_dir or cache_root()),
+    )
     with stage("graph"):
         try:
             graph = build_code_graph(pinned.path)

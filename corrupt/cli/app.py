@@ -448,6 +448,39 @@ def export(
     )
     if format_ == ExportFormat.SWESMITH:
         report.print(f"SWE-smith profiles -> {profiles_path(target)}", highlight=False)
+    if source.is_file() or str(target) == "-" or format_ == ExportFormat.GOLD:
+        reason = (
+            "gold predictions are the answers"
+            if format_ == ExportFormat.GOLD
+            else (
+                "written to stdout"
+                if str(target) == "-"
+                else "exported from a task file, not a build"
+            )
+        )
+        report.print(f"not audited for leaks: {reason}", highlight=False)
+        return
+    side_files = {
+        ExportFormat.JSONL: [
+            target.with_name(target.name.removesuffix(".jsonl") + ".features.json")
+        ],
+        ExportFormat.SWESMITH: [profiles_path(target)],
+    }.get(format_, [])
+    audit_line = _audited(source, [target, *side_files], format_, format_ in NEEDS_IMAGES)
+    report.print(audit_line, highlight=False, soft_wrap=True)
+
+
+def _audited(build: Path, written: list[Path], fmt: str, images: bool) -> str:
+    """Audit what was just written for leaks (removing it on one); the summary line."""
+    from corrupt.audit.exports import audit_written, summary
+    from corrupt.audit.images import EngineImages
+
+    engine = EngineImages() if images else None
+    try:
+        return summary(audit_written(build, written, fmt, images=engine))
+    finally:
+        if engine is not None:
+            engine.close()
 
 
 def _export_with_images(
@@ -468,7 +501,7 @@ def _export_with_images(
     images = ExportImages(checkout, files_for, base_image=base_image)
     try:
         with counting_bar(report) as bar:
-            total = 1 if fmt == ExportFormat.SWESMITH else len(tasks)
+            total = len(tasks) + (fmt == ExportFormat.SWESMITH)  # SWE-smith: its profile image too
             row = bar.add_task("images", total=total, detail="")
             started: list[str] = []
 
@@ -482,6 +515,53 @@ def _export_with_images(
     finally:
         images.close()
     return written
+
+
+@app.command()
+@friendly
+def audit(
+    build: Path = typer.Argument(..., help="build folder the exports were written from"),
+    targets: list[Path] | None = typer.Argument(
+        None,
+        help="exports or materialized tasks to read (default: the exports in the build folder)",
+    ),
+    format_: str | None = typer.Option(
+        None,
+        "--format",
+        help="what wrote the target: an export format or 'materialized' (default: detected)",
+    ),
+    images: bool = typer.Option(
+        True, help="also read every image the targets name (needs a container engine)"
+    ),
+    verbose: bool = typer.Option(False, help="list what could not be checked"),
+) -> None:
+    """Look for the original code everywhere an agent could: files, git objects, byte-code, archives, images."""
+    from corrupt.audit.exports import Auditor, default_targets
+    from corrupt.audit.images import EngineImages
+    from corrupt.cli.audit import audit_table
+    from corrupt.errors import InputError, LeakError
+
+    chosen = list(targets or default_targets(build))
+    if not chosen:
+        raise InputError(f"no exports in {build}; name the export or materialized task to audit")
+    engine = EngineImages() if images else None
+    try:
+        auditor = Auditor(build, images=engine)
+        results = [auditor.audit(path, format_) for path in chosen]
+    finally:
+        if engine is not None:
+            engine.close()
+    console.print(audit_table(results))
+    for result in results:
+        for leak in result.leaks:
+            console.print(f"leak: {leak.line()}", highlight=False, soft_wrap=True)
+        for note in result.unchecked if verbose else []:
+            console.print(f"not checked: {note}", highlight=False, soft_wrap=True)
+    leaks = sum(len(r.leaks) for r in results)
+    if leaks:
+        raise LeakError(
+            f"{leaks} leaks of original code in {sum(not r.passed for r in results)} targets"
+        )
 
 
 @app.command()
@@ -619,10 +699,12 @@ def materialize(
         )
     else:
         task, path = materialize_from_store(folder, task_id, out)
+    audit_line = _audited(folder, [path], "materialized", image)
     console.print(f"task {task.task_id} ({task.mode}/{task.kind}) -> {path}", highlight=False)
     console.print(
         f"read {path / 'PROBLEM.md'}; run the tests with {path / RUNNER_FILE}", highlight=False
     )
+    console.print(audit_line, highlight=False, soft_wrap=True)
 
 
 @app.command()

@@ -68,6 +68,9 @@ def task_toml(task: Task, image: TaskImage) -> str:
         "[environment]",
         f"docker_image = {_toml(image.tag)}",
         "build_timeout_sec = 600.0",
+        # The agent and the verifier need no network: the environment is in the image, and a
+        # published release of the repository is a copy of the answer (Harbor >= 0.25).
+        'network_mode = "no-network"',
         "",
     ]
     return "\n".join(lines)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -22,7 +23,7 @@ from corrupt.scoring.models import Score
 from corrupt.scoring.score import build_folder, load_scores
 from corrupt.scoring.summary import ScoreGroup, summarize
 from corrupt.tasks.models import Task
-from corrupt.tasks.store import CandidateRow, Store
+from corrupt.tasks.store import AUDITS_KEY, CandidateRow, Store
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1200px; color: #222; }
@@ -41,6 +42,7 @@ class ReportData:
     tasks: list[Task]
     candidates: list[CandidateRow]
     scores: list[Score]
+    audits: dict[str, dict[str, Any]] = field(default_factory=dict)  # target -> last leak audit
 
 
 def load_report_data(build: Path, score_files: list[Path]) -> ReportData:
@@ -48,6 +50,8 @@ def load_report_data(build: Path, score_files: list[Path]) -> ReportData:
     store = Store.open(folder)
     try:
         data = ReportData(store.checkout_info(), store.list_tasks(), store.candidates(), [])
+        audits = store.get_meta(AUDITS_KEY)
+        data.audits = audits if isinstance(audits, dict) else {}
     finally:
         store.close()
     if not data.tasks:
@@ -145,6 +149,7 @@ def _summary(data: ReportData) -> str:
             "mutation tells by operator",
             ", ".join(f"{n} {k}" for k, n in tells.most_common()) or "none",
         ),
+        ("leak audits", _audits(data.audits)),
         ("engine", ", ".join(sorted({t.engine_version for t in data.tasks}))),
     ]
     if data.scores:
@@ -156,6 +161,18 @@ def _summary(data: ReportData) -> str:
         )
     cells = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
     return f"<table>{cells}</table>"
+
+
+def _audits(audits: dict[str, dict[str, Any]]) -> str:
+    """Each audited export's last status, or how to audit them."""
+    if not audits:
+        return "none run (corrupt audit BUILD)"
+    return "; ".join(
+        f"{target} ({a['format']}): "
+        + ("passed" if a["passed"] else f"LEAK ({a['leaks']})")
+        + f", {a['tasks']} tasks, {a['images']} images, {a['at']}"
+        for target, a in sorted(audits.items())
+    )
 
 
 def _score_table(groups: list[ScoreGroup]) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import io
 import platform
 import re
+import shlex
 import subprocess
 import tarfile
 import tempfile
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from corrupt.outputs.task_image import ExportImages
 
 ORG = "corrupt"  # the profiles' image namespace: local images, never pulled
+AGENT_PREFIX = "corrupt/swesmith-task."
 
 
 def owner_and_name(task: Task) -> tuple[str, str]:
@@ -78,7 +80,8 @@ def image_name(task: Task) -> str:
     return f"{ORG}/swesmith.{arch}.{owner}_1776_{name}.{repo_version(task)[:8]}".lower()
 
 
-def swesmith_record(task: Task) -> dict[str, Any]:
+def swesmith_record(task: Task, agent_image: str) -> dict[str, Any]:
+    """The instance; its ``image_name`` (what SWE-agent starts the agent in) is ``agent_image``."""
     fail_to_pass, pass_to_pass = task.tests.readable()
     return {
         "instance_id": instance_id(task),
@@ -88,7 +91,7 @@ def swesmith_record(task: Task) -> dict[str, Any]:
         "PASS_TO_PASS": pass_to_pass,
         "problem_statement": task.problem_statement,
         "created_at": task.created_at,
-        "image_name": image_name(task),
+        "image_name": agent_image,
     }
 
 
@@ -216,8 +219,36 @@ def profiles_path(out: Path) -> Path:
     return (Path.cwd() if str(out) == "-" else out.parent) / PROFILES_FILE
 
 
+def build_agent_image(task: Task, images: ExportImages) -> str:
+    """The per-task image with a branch named as the instance, where SWE-agent checks it out.
+
+    The profile's image is for grading only: its ``main`` is the clean
+    repository and every other task's branch holds this task's original, so
+    an agent started there could read the answer with ``git diff``.
+    """
+    from corrupt.outputs.task_image import add_text
+
+    base = images.task_image(task).tag
+    tag = base.replace("corrupt/task.", AGENT_PREFIX, 1)
+    recipe = f"FROM {base}\nRUN git -C {WORKDIR} branch {shlex.quote(instance_id(task))}\n"
+    context = io.BytesIO()
+    with tarfile.open(fileobj=context, mode="w") as tar:
+        add_text(tar, "Dockerfile", recipe)
+    context.seek(0)
+    images.sandbox.build_image(
+        tag,
+        context,
+        log=images.sandbox.cache_dir / f"{tag.replace('/', '_').replace(':', '_')}.log",
+        what=f"SWE-smith agent image of {task.task_id}",
+        header=f"SWE-smith agent image {tag} from {base}\n{recipe}\n",
+        labels={"corrupt.task": task.task_id, "corrupt.repo": task.repo.name},
+    )
+    return tag
+
+
 def swesmith_instances(tasks: list[Task], images: ExportImages) -> list[dict[str, Any]]:
+    """The instances; the profile's image (to grade) and one image per task (to work in) on the engine."""
     if tasks:
         images.on_image(f"SWE-smith image of {tasks[0].repo.name}")
         build_swesmith_image(tasks, images)
-    return [swesmith_record(t) for t in tasks]
+    return [swesmith_record(t, build_agent_image(t, images)) for t in tasks]

@@ -63,6 +63,8 @@ class Checkout:
     # Set when the suite is green only on another Python than corrupt's own: its version
     # (``3.13.0``), which the environment is built on (see corrupt.repos.interpreters).
     python: str | None = None
+    # What the package index holds of the project (corrupt.repos.published.Published).
+    published: str | None = None
 
 
 @dataclass

@@ -85,7 +85,11 @@ def build_task(
     task = Task(
         task_id=task_id_for(checkout.name, checkout.commit, mode, repair),
         repo=RepoRef(
-            name=checkout.name, url=checkout.url, commit=checkout.commit, stars=checkout.stars
+            name=checkout.name,
+            url=checkout.url,
+            commit=checkout.commit,
+            stars=checkout.stars,
+            published=checkout.published or "unknown",
         ),
         mode=mode,
         kind=corruption.kind,

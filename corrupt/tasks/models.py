@@ -21,6 +21,9 @@ class RepoRef(BaseModel):
     url: str
     commit: str
     stars: int | None = None
+    # Whether the index publishes the project: at-version, other-versions, no or unknown.
+    # A published release is a copy of the answer to an agent with network.
+    published: str = "unknown"
 
 
 class TargetRef(BaseModel):

@@ -26,6 +26,7 @@ from corrupt.tasks.models import Task
 
 STORE_NAME = "store.sqlite"
 TASKS_JSONL = "tasks.jsonl"
+AUDITS_KEY = "audits"  # meta: the last leak audit of each export, by target path
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -9,11 +9,13 @@ task's own test command run in it.
 from __future__ import annotations
 
 import difflib
+import io
 import json
 import re
 import shlex
 import shutil
 import subprocess
+import tarfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -63,6 +65,24 @@ def filesystem_contains(client, image: str, needle: bytes) -> bool:
         container.remove(force=True)
 
 
+def hidden_original(client, tag: str, original: str) -> str:
+    """``tag`` plus a layer holding the original and one deleting it: gone from the file system only."""
+    context = io.BytesIO()
+    with tarfile.open(fileobj=context, mode="w") as tar:
+        for name, text in (
+            ("Dockerfile", f"FROM {tag}\nCOPY answer.py /root/answer.py\nRUN rm /root/answer.py\n"),
+            ("answer.py", original),
+        ):
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    context.seek(0)
+    hidden = f"{tag}-hidden"
+    client.images.build(fileobj=context, custom_context=True, tag=hidden, rm=True)
+    return hidden
+
+
 def run_in(client, image: str, script: str) -> tuple[int, str]:
     container = client.containers.create(image, ["sh", "-c", script], network_mode="none")
     try:
@@ -110,6 +130,7 @@ def test_task_image_runs_the_corrupted_tree_and_hides_the_original(
     out = tmp_path / "task"
     result = cli("materialize", task.task_id, "--out", str(out), "--store", str(build), "--image")
     assert result.exit_code == 0, result.output
+    assert "audit passed" in result.output and "1 images" in result.output, result.output
     tag = json.loads((out / "TASK.json").read_text(encoding="utf-8"))["task_image"]
     assert tag == f"corrupt/task.{task.task_id.lower()}:latest"
     ((path, (original, corrupted)),) = files.items()
@@ -149,6 +170,19 @@ def test_task_image_runs_the_corrupted_tree_and_hides_the_original(
         p2p = shlex.join(task.tests.pass_to_pass[:40])
         code, output = run_in(client, tag, f"{command} {p2p}")
         assert code == 0 and "40 passed" in output, output
+
+        # The audit reads images layer by layer: the repository image fails it (the original is
+        # installed there), and so does a task image a later layer hides an original in.
+        manifest_path = out / "TASK.json"
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        for image_tag, route in (
+            (task.image_name, "/opt/venv/lib/"),
+            (hidden_original(client, tag, original), "/root/answer.py (layer"),
+        ):
+            manifest_path.write_text(json.dumps({**manifest, "task_image": image_tag}))
+            audited = cli("audit", str(build), str(out))
+            assert audited.exit_code == 26 and route in audited.output, audited.output
+        client.images.remove(f"{tag}-hidden", force=True)
         client.images.remove(tag, force=True)  # task images are per task: leave none behind
 
 

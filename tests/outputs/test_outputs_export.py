@@ -40,7 +40,7 @@ def test_jsonl_is_the_task_record_with_maps_as_json_text(tmp_path: Path) -> None
 def test_swesmith_patch_introduces_the_bug_in_the_clean_repository(tmp_path: Path) -> None:
     task, files = make_task(MULTI, kind="multi", image="corrupt/acme__shop:0123")
     plain, _ = make_task(ADVERSARIAL)
-    record, other = swesmith_record(task), swesmith_record(plain)
+    record, other = swesmith_record(task, "agent-a"), swesmith_record(plain, "agent-b")
     assert record["instance_id"] == f"acme__shop.01234567.multi__{task.task_id[:12]}"
     assert record["repo"] == "acme__shop.01234567"
     dotted = task.model_copy(
@@ -49,17 +49,14 @@ def test_swesmith_patch_introduces_the_bug_in_the_clean_repository(tmp_path: Pat
             "repo": task.repo.model_copy(update={"commit": "tree:ab12cd34ef"}),
         }
     )
-    assert swesmith_record(dotted)["instance_id"].rsplit(".", 1) == [
+    assert swesmith_record(dotted, "agent")["instance_id"].rsplit(".", 1) == [
         "acme__shop.ab12cd34",
         "multi__5f2a9c",
     ]
     assert record["FAIL_TO_PASS"] == ["tests/test_shop.py::test_total"]
     assert record["PASS_TO_PASS"] == ["tests/test_shop.py::test_empty"]
-    assert (
-        record["image_name"]
-        == other["image_name"]
-        == "corrupt/swesmith.x86_64.acme_1776_shop.01234567"
-    )
+    # the agent works in its task's image; the profile's image (graded in) holds every branch
+    assert (record["image_name"], other["image_name"]) == ("agent-a", "agent-b")
     assert {"problem_statement", "created_at"} <= record.keys()
     repo = write_repo(tmp_path / "repo", ORIGINAL)
     (tmp_path / "bug.diff").write_text(record["patch"], encoding="utf-8", newline="")
@@ -181,7 +178,11 @@ def test_pdb_counts_bugs_per_file_and_swesmith_loads_with_hf_datasets(
     assert [r["bug_type"] for r in rows] == [None, "Algorithm", "Algorithm"]
     assert rows[0]["bug_categories"] == ["Algorithm", "Checking"]
     swesmith = tmp_path / "sw.jsonl"
-    swesmith.write_text("".join(json.dumps(swesmith_record(t)) + "\n" for t in (task, single[0])))
+    swesmith.write_text(
+        "".join(
+            json.dumps(swesmith_record(t, f"agent-{t.task_id}")) + "\n" for t in (task, single[0])
+        )
+    )
     loaded = datasets.load_dataset(
         "json", data_files=str(swesmith), split="train", cache_dir=str(tmp_path / "c")
     )

@@ -137,7 +137,7 @@ print(json.dumps({"image": profile.image_name, "key": profile.repo_name, "comman
 
 def test_swesmith_registers_the_generated_profile_and_parses_its_log(tmp_path: Path) -> None:
     task = harness_task()
-    record = swesmith_record(task)
+    record = swesmith_record(task, "corrupt/swesmith-task.shop:latest")
     assert record["instance_id"].rsplit(".", 1)[0] == record["repo"] == "acme__shop.01234567"
     assert record["patch"] == task.corruption_patch and SPACED not in record["PASS_TO_PASS"]
     (tmp_path / "swesmith_profiles.py").write_text(profiles_module([task]), encoding="utf-8")
@@ -156,7 +156,9 @@ def test_swesmith_registers_the_generated_profile_and_parses_its_log(tmp_path: P
         )
         assert isinstance(parsed, dict)
         seen[fixed] = parsed["statuses"]
-    assert loaded["image"] == image_name(task) == record["image_name"]
+    assert (
+        loaded["image"] == image_name(task) != record["image_name"]
+    )  # graded apart from the agent
     assert loaded["key"] == record["repo"] and loaded["private"] is False
     assert {seen[False][t] for t in F2P} == {"FAILED"} and {seen[True][t] for t in F2P} == {
         "PASSED"
@@ -181,7 +183,9 @@ for folder in sorted(p for p in Path(sys.argv[1]).iterdir() if p.is_dir()):
     task = Task(folder)
     out.append({"valid": Task.is_valid_dir(folder), "image": task.config.environment.docker_image,
                 "verifier": task.config.verifier.timeout_sec, "instruction": task.instruction,
-                "metadata": task.config.metadata})
+                "metadata": task.config.metadata,
+                "agent_network": (task.config.agent.explicit_phase_policy()
+                                  or task.config.environment.resolve_baseline()).network_mode.value})
 print(json.dumps(out))
 """
 
@@ -203,6 +207,7 @@ def test_harbor_loads_the_task_folders(tmp_path: Path) -> None:
     for task in tasks:
         entry = by_id[task.task_id]
         assert entry["valid"] and entry["image"] == IMAGE.tag and entry["verifier"] >= 600
+        assert entry["agent_network"] == "no-network"  # a published release is the answer
         assert task.problem_statement.strip() in entry["instruction"]
         assert entry["metadata"]["repo"] == task.repo.name
         folder = out / task.task_id

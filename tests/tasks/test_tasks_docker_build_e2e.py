@@ -95,7 +95,12 @@ def test_docker_build_matches_local_build(tmp_path: Path) -> None:
         env=env,
     )
     records = json.loads((tmp_path / "sw.json").read_text())
-    (smith,) = {r["image_name"] for r in records}  # SWE-smith's image, built from the build's
-    assert len(records) == 3 and smith.startswith("corrupt/swesmith.")
-    with engine_client(host) as client:
-        assert client.images.get(smith).labels["corrupt.repo"] == "minishop"
+    agents = {r["image_name"] for r in records}  # one image per task to work in
+    assert len(records) == len(agents) == 3
+    assert all(a.startswith("corrupt/swesmith-task.") for a in agents)
+    with engine_client(host) as client:  # SWE-smith's image to grade in, built from the build's
+        assert any(
+            "corrupt/swesmith." in tag and image.labels.get("corrupt.repo") == "minishop"
+            for image in client.images.list()
+            for tag in image.tags
+        )

@@ -1,0 +1,142 @@
+"""The leak audit: a scripted cheater looking for the answer where an agent could.
+
+Each audit reads one written target — a materialised task folder, a Harbor
+task folder, the records of a file export, an image — with the needles of the
+tasks it holds (:mod:`corrupt.audit.needles`), and returns plain
+:class:`Leak` records. Evidence is per task: a task's image holds the other
+tasks' functions as the repository has them, and that is no leak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from corrupt.audit.needles import task_needles, tree_texts
+from corrupt.audit.scan import Compiled, Hit, Needle, Scanner, normalise
+from corrupt.tasks.models import Task
+
+
+@dataclass(frozen=True)
+class Leak:
+    task_id: str
+    path: str
+    route: str  # file, archive, compiled, git, text
+    where: str
+
+    def line(self) -> str:
+        return f"task {self.task_id}: the original of {self.path} is readable in {self.where} ({self.route})"
+
+
+@dataclass
+class AuditResult:
+    """What one audit read and found; ``unchecked`` names tasks or files it could not judge."""
+
+    target: str
+    task_ids: list[str] = field(default_factory=list)
+    needles: int = 0
+    images: list[str] = field(default_factory=list)
+    leaks: list[Leak] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.leaks
+
+    @property
+    def tasks(self) -> int:
+        return len(set(self.task_ids))
+
+    def merge(self, part: AuditResult) -> None:
+        """Fold in the audit of a part (a task folder, an image) of this target."""
+        self.task_ids += [t for t in part.task_ids if t not in self.task_ids]
+        self.images += part.images
+        self.unchecked += part.unchecked
+        self.leaks += [leak for leak in part.leaks if leak not in self.leaks]
+
+    def add(self, hits: Iterable[Hit]) -> None:
+        for hit in hits:
+            leak = Leak(hit.task_id, hit.path, hit.route, hit.where)
+            if leak not in self.leaks:
+                self.leaks.append(leak)
+
+
+@dataclass
+class Evidence:
+    """Every task's needles and compiled targets, read once from the build."""
+
+    needles: dict[str, list[Needle]]
+    compiled: dict[str, list[Compiled]]
+
+    @classmethod
+    def of(
+        cls, tasks: list[Task], files_for: dict[str, dict[str, tuple[str, str]]], tree: Path
+    ) -> Evidence:
+        corrupted_paths = {path for per_task in files_for.values() for path in per_task}
+        others = tree_texts(tree, leave_out=corrupted_paths)
+        needles, compiled = {}, {}
+        for task in tasks:
+            needles[task.task_id], compiled[task.task_id] = task_needles(
+                task, files_for[task.task_id], others
+            )
+        return cls(needles, compiled)
+
+    def scanner(self, task_ids: Iterable[str]) -> Scanner:
+        ids = list(task_ids)
+        return Scanner(
+            [n for t in ids for n in self.needles.get(t, [])],
+            [c for t in ids for c in self.compiled.get(t, [])],
+        )
+
+    def result(self, target: str, task_ids: Iterable[str]) -> AuditResult:
+        """An empty result for ``target`` and what it looks for."""
+        ids = list(dict.fromkeys(task_ids))
+        return AuditResult(target, ids, sum(len(self.needles.get(t, [])) for t in ids))
+
+    def without_needles(self, task_ids: Iterable[str]) -> list[str]:
+        return [
+            f"task {t}: no line of its fix is unique" for t in task_ids if not self.needles.get(t)
+        ]
+
+
+def audit_folder(
+    root: Path, evidence: Evidence, task_ids: list[str], *, leave_out: Iterable[str] = ()
+) -> AuditResult:
+    """Every file and git object under ``root`` except the top-level entries ``leave_out``."""
+    result = evidence.result(str(root), task_ids)
+    scanner = evidence.scanner(task_ids)
+    skipped = set(leave_out)
+    for entry in sorted(root.iterdir()):
+        if entry.name in skipped:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            result.add(scanner.scan_tree(entry))
+        elif entry.is_file() and not entry.is_symlink():
+            result.add(scanner.scan_bytes(str(entry), entry.read_bytes()))
+    result.add(_foreign(scanner))
+    result.unchecked += [f"{where} (too large to read)" for where in scanner.skipped]
+    return result
+
+
+def audit_texts(target: str, evidence: Evidence, texts: list[tuple[str, str, str]]) -> AuditResult:
+    """``texts``: (task id, where, text) of what a harness shows the agent (instructions, prompts)."""
+    result = evidence.result(target, [t for t, _, _ in texts])
+    for task_id, where, text in texts:
+        flat = normalise(text)
+        result.add(
+            Hit(task_id, n.path, "text", where)
+            for n in evidence.needles.get(task_id, [])
+            if n.block in flat
+        )
+    return result
+
+
+def _foreign(scanner: Scanner) -> list[Hit]:
+    """Byte-code of a corrupted module compiled by another Python: it cannot be told apart, so it fails."""
+    return [
+        Hit(c.task_id, c.path, "compiled", f"{where} (compiled by another Python)")
+        for where, _ in scanner.foreign
+        for c in scanner.originals
+        if Path(c.path).stem == Path(where.rsplit("!", 1)[-1]).name.split(".", 1)[0]
+    ]
