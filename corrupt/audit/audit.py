@@ -48,6 +48,17 @@ class AuditResult:
     def tasks(self) -> int:
         return len(set(self.task_ids))
 
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "target": self.target,
+            "passed": self.passed,
+            "tasks": self.tasks,
+            "needles": self.needles,
+            "images": self.images,
+            "leaks": [leak.line() for leak in self.leaks],
+            "unchecked": self.unchecked,
+        }
+
     def merge(self, part: AuditResult) -> None:
         """Fold in the audit of a part (a task folder, an image) of this target."""
         self.task_ids += [t for t in part.task_ids if t not in self.task_ids]
@@ -137,6 +148,5 @@ def _foreign(scanner: Scanner) -> list[Hit]:
     return [
         Hit(c.task_id, c.path, "compiled", f"{where} (compiled by another Python)")
         for where, _ in scanner.foreign
-        for c in scanner.originals
-        if Path(c.path).stem == Path(where.rsplit("!", 1)[-1]).name.split(".", 1)[0]
+        for c in scanner.modules_named_as(where)
     ]

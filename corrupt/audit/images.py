@@ -130,9 +130,9 @@ class ImageAuditor:
             for h in answer["hits"]
         ]
         return hits + [
-            Hit(c.task_id, c.path, "compiled", f"{shown.get(w, w)} (compiled by another Python)")
+            Hit(c.task_id, c.path, "compiled", f"{shown[w]} (compiled by another Python)")
             for w in answer["foreign"]
-            for c in scanner.originals
+            for c in scanner.modules_named_as(shown[w])
         ]
 
 

@@ -105,9 +105,13 @@ class Scanner:
         text = normalise(data.decode("utf-8", "replace"))
         return [Hit(n.task_id, n.path, route, where) for n in candidates if n.block in text]
 
-    def _compiled_in(self, where: str, data: bytes) -> list[Hit]:
+    def modules_named_as(self, where: str) -> list[Compiled]:
+        """The corrupted modules a byte-code file at ``where`` would be compiled from, by name."""
         stem = Path(where.rsplit("!", 1)[-1]).name.split(".", 1)[0]
-        relevant = [c for c in self.originals if Path(c.path).stem == stem]
+        return [c for c in self.originals if Path(c.path).stem == stem]
+
+    def _compiled_in(self, where: str, data: bytes) -> list[Hit]:
+        relevant = self.modules_named_as(where)
         if not relevant:
             return []
         if data[:4] != importlib.util.MAGIC_NUMBER:
@@ -149,10 +153,9 @@ class Scanner:
         listing = _git(git_dir, "cat-file", "--batch-all-objects", "--batch", "--unordered")
         hits = []
         for sha, content in _objects(listing):
-            for hit in self._needles_in(f"git object {sha[:12]} in {shown}", content, "git"):
-                hits.append(
-                    Hit(hit.task_id, hit.path, "git", f"{hit.where} ({_reach(git_dir, sha)})")
-                )
+            for hit in self.scan_bytes(f"git object {sha[:12]} in {shown}", content, route="git"):
+                reach = _reach(git_dir, sha)
+                hits.append(Hit(hit.task_id, hit.path, hit.route, f"{hit.where} ({reach})"))
         return hits
 
 

@@ -157,6 +157,9 @@ def build(
     ray_address: str | None = typer.Option(
         None, help="Ray cluster to join (default: $RAY_ADDRESS, else a new local one)"
     ),
+    apr_budget: int = typer.Option(
+        0, help="also run the APR baseline on the tasks, this many patches each (0: off)"
+    ),
 ) -> None:
     """Build verified, difficulty-tuned tasks from a repository."""
     from corrupt.cli.progress import RichProgress, screening_line, stage_table, summary_table
@@ -196,6 +199,7 @@ def build(
         llm_model=llm_model,
         executor=executor,
         ray_address=ray_address,
+        apr_budget=apr_budget,
     )
     with RichProgress(console) as progress:
         summary = Build(options, progress).run()
@@ -519,6 +523,36 @@ def _export_with_images(
 
 @app.command()
 @friendly
+def solve(
+    build: Path = typer.Argument(..., help="build folder (the --out of corrupt build)"),
+    solver: Literal["apr"] = typer.Option("apr", help="apr: fault localisation + mutation repair"),
+    budget: int = typer.Option(40, help="candidate patches validated per task"),
+    jobs: int = typer.Option(1, help="tasks solved in parallel"),
+    sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where the tests run"),
+    base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
+    out: Path | None = typer.Option(
+        None, help="predictions JSONL to write (default: BUILD/apr.predictions.jsonl)"
+    ),
+) -> None:
+    """Run a reference solver on every task, from the materialized task alone; write SWE-bench predictions."""
+    from corrupt.cli.solve import RichSolveProgress, solve_table
+    from corrupt.solve.run import SolveOptions, solve_build
+
+    options = SolveOptions(build, out, budget, jobs, sandbox, base_image)
+    with RichSolveProgress(err_console, solver) as progress:
+        written, results = solve_build(options, progress)
+    console.print(solve_table(build, results))
+    attempted = [r for r in results.values() if r["status"] != "not attempted"]
+    console.print(
+        f"{sum(r['solved'] for r in attempted)} of {len(attempted)} attempted tasks solved "
+        f"(plausible) -> {written}; `corrupt score {build} {written}` says which are correct",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+@app.command()
+@friendly
 def audit(
     build: Path = typer.Argument(..., help="build folder the exports were written from"),
     targets: list[Path] | None = typer.Argument(
@@ -534,8 +568,11 @@ def audit(
         True, help="also read every image the targets name (needs a container engine)"
     ),
     verbose: bool = typer.Option(False, help="list what could not be checked"),
+    as_json: bool = typer.Option(False, "--json", help="print the results as JSON"),
 ) -> None:
     """Look for the original code everywhere an agent could: files, git objects, byte-code, archives, images."""
+    import json
+
     from corrupt.audit.exports import Auditor, default_targets
     from corrupt.audit.images import EngineImages
     from corrupt.cli.audit import audit_table
@@ -551,8 +588,11 @@ def audit(
     finally:
         if engine is not None:
             engine.close()
-    console.print(audit_table(results))
-    for result in results:
+    if as_json:
+        console.print_json(json.dumps([r.as_dict() for r in results]))
+    else:
+        console.print(audit_table(results))
+    for result in results if not as_json else []:
         for leak in result.leaks:
             console.print(f"leak: {leak.line()}", highlight=False, soft_wrap=True)
         for note in result.unchecked if verbose else []:
@@ -647,16 +687,22 @@ def slice_command(
     kind: list[CorruptionKind] | None = typer.Option(
         None, help="corruption kind (repeatable; default all)"
     ),
+    exclude_apr_solved: bool = typer.Option(
+        False, help="leave out tasks the APR baseline solved (corrupt solve, or build --apr-budget)"
+    ),
 ) -> None:
     """Filter existing tasks by difficulty, mode and kind into a new JSONL file."""
     from corrupt.errors import SelectionError
     from corrupt.outputs.export import export_tasks
     from corrupt.outputs.slicing import load_tasks, slice_tasks
     from corrupt.selection.slices import slice_spec
+    from corrupt.solve.run import without_apr_solved
 
     spec = slice_spec(slice_, centrality_pct, complexity_pct)
     tasks = load_tasks(source)
     chosen = slice_tasks(tasks, spec, modes=mode, kinds=kind)
+    if exclude_apr_solved:
+        chosen = without_apr_solved(source, chosen)
     if not chosen:
         raise SelectionError(
             f"none of the {len(tasks)} tasks in {source} is in slice {spec.describe()}"

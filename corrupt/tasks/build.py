@@ -126,6 +126,7 @@ class BuildOptions:
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_attempts: int = 5
+    apr_budget: int = 0  # > 0: run the APR baseline on the written tasks with this budget
 
     def checked(self) -> BuildOptions:
         """These options with every choice turned into its enum; a one-line error for a bad one."""
@@ -133,6 +134,8 @@ class BuildOptions:
             raise InputError("--n must be at least 1")
         if self.jobs < 1:
             raise InputError("--jobs must be at least 1")
+        if self.apr_budget < 0:
+            raise InputError("--apr-budget must be 0 (off) or more")
         if self.functions < 2:
             raise InputError("--functions must be at least 2 for multi-function tasks")
         if self.mode != ALL_MODES:
@@ -291,6 +294,9 @@ class Build:
             raise
         else:
             store.close()
+        if o.apr_budget:
+            with self._stage("apr"):
+                self.progress.note(self._apr())
         return BuildSummary(
             repo=ready.checkout.name,
             commit=ready.checkout.commit,
@@ -305,6 +311,19 @@ class Build:
             screening=run.screening(),
             jsonl=jsonl,
         )
+
+    def _apr(self) -> str:
+        """The APR baseline on every written task, recorded in the store (``corrupt solve``)."""
+        from corrupt.solve.run import SolveOptions, solve_build
+
+        o = self.o
+        options = SolveOptions(
+            o.out, budget=o.apr_budget, jobs=o.jobs, sandbox=o.sandbox, base_image=o.base_image
+        )
+        written, results = solve_build(options)
+        attempted = [r for r in results.values() if r["status"] != "not attempted"]
+        solved = sum(r["solved"] for r in attempted)
+        return f"APR baseline: {solved} of {len(attempted)} attempted tasks solved -> {written}"
 
     def _repo_info(self, checkout: Checkout) -> dict[str, object]:
         """What the store records of the checkout: enough to check it out and install it again."""

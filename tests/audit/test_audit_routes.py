@@ -111,6 +111,14 @@ def plant_pyc(folder: Path, path: str, original: str) -> None:
     py_compile.compile(str(source), cfile=str(target), dfile=path, doraise=True)
 
 
+def plant_foreign_pyc(folder: Path, path: str, original: str) -> None:
+    """Byte-code another Python wrote (its magic number differs): it cannot be read here, so it fails."""
+    plant_pyc(folder, path, original)
+    (compiled,) = (folder / Path(path).parent / "__pycache__").glob("*.pyc")
+    data = compiled.read_bytes()
+    compiled.write_bytes(bytes([data[0] ^ 0x55]) + data[1:])
+
+
 def plant_wheel(folder: Path, path: str, original: str) -> None:
     wheels = folder / ".cache" / "pip" / "wheels" / "ab" / "cd"
     wheels.mkdir(parents=True)
@@ -140,6 +148,7 @@ ROUTES = {
     plant_stash: "reachable from refs/stash",
     plant_dangling: "unreachable",
     plant_pyc: "(compiled)",
+    plant_foreign_pyc: "(compiled by another Python) (compiled)",
     plant_wheel: ".whl!minishop/",
     plant_dist_info: "site-packages/minishop/",
     plant_problem: "PROBLEM.md",
