@@ -23,7 +23,7 @@ from corrupt.scoring.models import Score
 from corrupt.scoring.score import build_folder, load_scores
 from corrupt.scoring.summary import ScoreGroup, summarize
 from corrupt.tasks.models import Task
-from corrupt.tasks.store import AUDITS_KEY, CandidateRow, Store
+from corrupt.tasks.store import APR_KEY, AUDITS_KEY, CandidateRow, Store
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1200px; color: #222; }
@@ -43,6 +43,7 @@ class ReportData:
     candidates: list[CandidateRow]
     scores: list[Score]
     audits: dict[str, dict[str, Any]] = field(default_factory=dict)  # target -> last leak audit
+    apr: dict[str, dict[str, Any]] = field(default_factory=dict)  # task id -> APR baseline result
 
 
 def load_report_data(build: Path, score_files: list[Path]) -> ReportData:
@@ -50,8 +51,9 @@ def load_report_data(build: Path, score_files: list[Path]) -> ReportData:
     store = Store.open(folder)
     try:
         data = ReportData(store.checkout_info(), store.list_tasks(), store.candidates(), [])
-        audits = store.get_meta(AUDITS_KEY)
+        audits, apr = store.get_meta(AUDITS_KEY), store.get_meta(APR_KEY)
         data.audits = audits if isinstance(audits, dict) else {}
+        data.apr = apr if isinstance(apr, dict) else {}
     finally:
         store.close()
     if not data.tasks:
@@ -149,6 +151,7 @@ def _summary(data: ReportData) -> str:
             "mutation tells by operator",
             ", ".join(f"{n} {k}" for k, n in tells.most_common()) or "none",
         ),
+        ("APR baseline", _apr(data.apr)),
         ("leak audits", _audits(data.audits)),
         ("engine", ", ".join(sorted({t.engine_version for t in data.tasks}))),
     ]
@@ -161,6 +164,19 @@ def _summary(data: ReportData) -> str:
         )
     cells = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
     return f"<table>{cells}</table>"
+
+
+def _apr(results: dict[str, dict[str, Any]]) -> str:
+    """What the APR baseline solved; the scores of its predictions plot it as a model."""
+    if not results:
+        return "not run (corrupt solve BUILD, or build --apr-budget N)"
+    attempted = [r for r in results.values() if r["status"] != "not attempted"]
+    solved = sum(r["solved"] for r in attempted)
+    skipped = len(results) - len(attempted)
+    return (
+        f"{solved} of {len(attempted)} attempted tasks solved (plausible), "
+        f"{skipped} not attempted (a deleted body); budgets {sorted({r['budget'] for r in results.values()})}"
+    )
 
 
 def _audits(audits: dict[str, dict[str, Any]]) -> str:

@@ -32,9 +32,8 @@ from corrupt.solve.apr import DEFAULT_BUDGET, AprResult, AprStatus, solve_folder
 from corrupt.solve.localize import RankedLine
 from corrupt.tasks.models import Task
 from corrupt.tasks.screen import RunBudget
-from corrupt.tasks.store import Store
+from corrupt.tasks.store import APR_KEY, Store
 
-APR_KEY = "apr"  # store meta: task id -> the APR result recorded for it
 MODEL = "apr"
 
 

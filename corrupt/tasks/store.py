@@ -27,6 +27,7 @@ from corrupt.tasks.models import Task
 STORE_NAME = "store.sqlite"
 TASKS_JSONL = "tasks.jsonl"
 AUDITS_KEY = "audits"  # meta: the last leak audit of each export, by target path
+APR_KEY = "apr"  # meta: the APR baseline's result for each task, by task id
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
