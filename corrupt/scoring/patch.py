@@ -21,9 +21,9 @@ import itertools
 import os
 import re
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import Hunk, PatchSet
@@ -105,6 +105,24 @@ def is_test_support(path: str, test_files: set[str]) -> bool:
         elif fnmatch.fnmatchcase(name, pattern):
             return True
     return False
+
+
+def modules_of_tests(nodeids: Iterable[str]) -> set[str]:
+    """The files test ids live in, less product modules whose doctests they name.
+
+    ``pkg/mod.py::pkg.mod.func`` is a doctest in a product module: putting that
+    module back as committed would undo the fix itself, so it is not a test
+    file here (a test file by name, like ``tests/test_mod.py``, always is).
+    """
+    files = set()
+    for nodeid in nodeids:
+        path, _, name = nodeid.partition("::")
+        stem = PurePosixPath(path).stem
+        module = PurePosixPath(path).parent.name if stem == "__init__" else stem
+        dotted = name.split("::", 1)[0].split("[", 1)[0].split(".")
+        if is_test_support(path, set()) or module not in dotted:
+            files.add(path)
+    return files
 
 
 def check_patch(tree: Path, text: str) -> str:

@@ -47,6 +47,7 @@ from corrupt.scoring.patch import (
     check_patch,
     edit_script_of,
     is_test_support,
+    modules_of_tests,
     read_patch,
 )
 from corrupt.scoring.pdb import Alignment, align, by_file, ground_truth
@@ -241,7 +242,7 @@ def score_one(
     """Score one prediction in a working copy of its own."""
     started = time.monotonic()
     corrupted = {path: pair[1] for path, pair in files.items()}
-    test_files = {n.split("::", 1)[0] for n in task.tests.fail_to_pass + task.tests.pass_to_pass}
+    test_files = modules_of_tests(task.tests.fail_to_pass + task.tests.pass_to_pass)
     truth = ground_truth(task)
     with Workspace(context.checkout) as workspace:
         workspace.put(dict(corrupted))

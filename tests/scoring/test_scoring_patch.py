@@ -20,6 +20,7 @@ from corrupt.scoring.patch import (
     check_patch,
     edit_script_of,
     is_test_support,
+    modules_of_tests,
     normalized,
     read_patch,
 )
@@ -130,6 +131,20 @@ def test_test_support_paths(path, expected):
 
 def test_a_test_module_named_by_the_task_is_test_support():
     assert is_test_support("checks/cart_checks.py", {"checks/cart_checks.py"})
+
+
+def test_a_product_module_whose_doctests_the_task_names_is_not_put_back():
+    """Found by the APR bench on ftfy: every gold patch to ftfy/__init__.py was undone as
+    tampering, because its doctests are among the task's tests."""
+    ids = [
+        "ftfy/__init__.py::ftfy.fix_text",
+        "src/pkg/cart.py::pkg.cart.Cart.total",
+        "src/pkg/cart.py::pkg.cart",
+        "checks/cart_checks.py::test_total",
+        "tests/test_cart.py::test_cart[a.b]",
+        "tests/test_cart.py::test_cart",
+    ]
+    assert modules_of_tests(ids) == {"checks/cart_checks.py", "tests/test_cart.py"}
 
 
 def test_git_apply_exactly_then_fuzzily_and_never_outside_the_tree(tmp_path):
