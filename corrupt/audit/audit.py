@@ -9,7 +9,7 @@ tasks' functions as the repository has them, and that is no leak.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,42 +73,50 @@ class AuditResult:
                 self.leaks.append(leak)
 
 
-@dataclass
 class Evidence:
-    """Every task's needles and compiled targets, read once from the build."""
+    """Each task's needles and compiled targets, worked out when a target first needs them.
 
-    needles: dict[str, list[Needle]]
-    compiled: dict[str, list[Compiled]]
+    The repository's own text files are read once; a task's needles must occur
+    in none of them but its own corrupted files.
+    """
 
-    @classmethod
-    def of(
-        cls, tasks: list[Task], files_for: dict[str, dict[str, tuple[str, str]]], tree: Path
-    ) -> Evidence:
-        corrupted_paths = {path for per_task in files_for.values() for path in per_task}
-        others = tree_texts(tree, leave_out=corrupted_paths)
-        needles, compiled = {}, {}
-        for task in tasks:
-            needles[task.task_id], compiled[task.task_id] = task_needles(
-                task, files_for[task.task_id], others
-            )
-        return cls(needles, compiled)
+    def __init__(
+        self,
+        tasks: dict[str, Task],
+        files_for: Callable[[str], dict[str, tuple[str, str]]],
+        tree: Path,
+    ) -> None:
+        self.tasks = tasks
+        self.files_for = files_for
+        self.tree = tree
+        self._texts: dict[str, str] | None = None
+        self._found: dict[str, tuple[list[Needle], list[Compiled]]] = {}
+
+    def _of(self, task_id: str) -> tuple[list[Needle], list[Compiled]]:
+        if task_id not in self._found:
+            if self._texts is None:
+                self._texts = tree_texts(self.tree)
+            files = self.files_for(task_id)
+            others = [text for path, text in self._texts.items() if path not in files]
+            self._found[task_id] = task_needles(self.tasks[task_id], files, others)
+        return self._found[task_id]
+
+    def needles(self, task_id: str) -> list[Needle]:
+        return self._of(task_id)[0]
 
     def scanner(self, task_ids: Iterable[str]) -> Scanner:
         ids = list(task_ids)
         return Scanner(
-            [n for t in ids for n in self.needles.get(t, [])],
-            [c for t in ids for c in self.compiled.get(t, [])],
+            [n for t in ids for n in self._of(t)[0]], [c for t in ids for c in self._of(t)[1]]
         )
 
     def result(self, target: str, task_ids: Iterable[str]) -> AuditResult:
         """An empty result for ``target`` and what it looks for."""
         ids = list(dict.fromkeys(task_ids))
-        return AuditResult(target, ids, sum(len(self.needles.get(t, [])) for t in ids))
+        return AuditResult(target, ids, sum(len(self.needles(t)) for t in ids))
 
     def without_needles(self, task_ids: Iterable[str]) -> list[str]:
-        return [
-            f"task {t}: no line of its fix is unique" for t in task_ids if not self.needles.get(t)
-        ]
+        return [f"task {t}: no line of its fix is unique" for t in task_ids if not self.needles(t)]
 
 
 def audit_folder(
@@ -137,7 +145,7 @@ def audit_texts(target: str, evidence: Evidence, texts: list[tuple[str, str, str
         flat = normalise(text)
         result.add(
             Hit(task_id, n.path, "text", where)
-            for n in evidence.needles.get(task_id, [])
+            for n in evidence.needles(task_id)
             if n.block in flat
         )
     return result

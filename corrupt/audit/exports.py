@@ -106,23 +106,24 @@ class Auditor:
         store = Store.open(self.build)
         try:
             self.tasks = {t.task_id: t for t in store.list_tasks()}
-            self.files = {t: store.task_files(t) for t in self.tasks}
             info = store.checkout_info()
         finally:
             store.close()
-        self.tree = original_checkout(info).path
+        self.evidence = Evidence(self.tasks, self._files, original_checkout(info).path)
         self.make_images = images
-        self._evidence: Evidence | None = None
 
-    @property
-    def evidence(self) -> Evidence:
-        if self._evidence is None:
-            tasks = list(self.tasks.values())
-            self._evidence = Evidence.of(tasks, self.files, self.tree)
-        return self._evidence
+    def _files(self, task_id: str) -> dict[str, tuple[str, str]]:
+        store = Store.open(self.build)
+        try:
+            return store.task_files(task_id)
+        finally:
+            store.close()
 
     def audit(self, path: Path, fmt: str | None = None) -> AuditResult:
         fmt = fmt or detect_format(path)
+        if fmt not in {*ExportFormat, MATERIALIZED}:
+            choices = ", ".join([*ExportFormat, MATERIALIZED])
+            raise InputError(f"unknown format {fmt!r}; choose one of {choices}")
         if fmt == ExportFormat.GOLD:
             raise InputError("gold predictions are the fixes themselves: there is nothing to audit")
         if fmt == MATERIALIZED:
@@ -132,7 +133,7 @@ class Auditor:
         else:
             result = self._file(path, fmt)
         result.target = str(path)
-        result.needles = sum(len(self.evidence.needles.get(t, [])) for t in set(result.task_ids))
+        result.needles = sum(len(self.evidence.needles(t)) for t in set(result.task_ids))
         result.unchecked[:0] = self.evidence.without_needles(result.task_ids)
         self._remember(result, fmt)
         return result

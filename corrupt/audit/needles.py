@@ -13,7 +13,6 @@ file itself holds gets no needle; the audit says so rather than guessing.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
 from pathlib import Path
 
 from corrupt.audit.scan import Compiled, Needle, normalise
@@ -35,16 +34,15 @@ TEXT_SUFFIXES = {
 }
 
 
-def tree_texts(tree: Path, leave_out: Iterable[str] = ()) -> list[str]:
-    """The repository's text files, normalised: what a needle must not occur in."""
-    skipped = set(leave_out)
-    texts = []
+def tree_texts(tree: Path) -> dict[str, str]:
+    """The repository's text files by path, normalised: what a needle must not occur in."""
+    texts = {}
     for path in sorted(tree.rglob("*")):
-        relative = path.relative_to(tree).as_posix()
-        if relative in skipped or ".git" in path.parts or path.suffix not in TEXT_SUFFIXES:
+        if ".git" in path.parts or path.suffix not in TEXT_SUFFIXES:
             continue
         if path.is_file() and not path.is_symlink():
-            texts.append(normalise(path.read_bytes().decode("utf-8", "replace")))
+            relative = path.relative_to(tree).as_posix()
+            texts[relative] = normalise(path.read_bytes().decode("utf-8", "replace"))
     return texts
 
 
