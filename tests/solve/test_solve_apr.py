@@ -163,3 +163,21 @@ def test_the_report_says_what_the_baseline_solved(built, tmp_path: Path) -> None
     )
     page = " ".join(_summary(load_report_data(out, [])).split())
     assert "<th>APR baseline</th><td>" in page and "not attempted (a deleted body)" in page
+
+
+def test_a_build_with_an_apr_budget_records_the_baseline(example, tmp_path: Path) -> None:
+    frozen = tmp_path / "minishop"
+    shutil.copytree(example, frozen, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    build = tmp_path / "build"
+    args = ["build", str(frozen), "--mode", "discovery", "--n", "1", "--seed", "7"]
+    result = cli(*args, "--out", str(build), "--apr-budget", "5")
+    assert result.exit_code == 0, result.output
+    assert "APR baseline:" in result.output
+    store = Store.open(build)
+    try:
+        (task,), results = store.list_tasks(), store.get_meta("apr")
+    finally:
+        store.close()
+    assert isinstance(results, dict) and results[task.task_id]["budget"] == 5
+    assert (build / "apr.predictions.jsonl").is_file()
+    assert cli("build", str(frozen), "--apr-budget", "-1", "--out", str(build)).exit_code == 2
