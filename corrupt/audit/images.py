@@ -18,8 +18,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
+import requests
+from docker.errors import DockerException
+
 from corrupt.audit.audit import AuditResult, Evidence
-from corrupt.audit.scan import Hit, Scanner
+from corrupt.audit.scan import MAX_BYTES, Hit, Scanner
 
 SCAN_SOURCE = Path(__file__).with_name("scan.py")
 INSIDE = "/tmp/corrupt-audit"
@@ -92,6 +95,9 @@ class ImageAuditor:
             for info in members:
                 if not info.isfile() or _inside(info.name, git_dirs):
                     continue
+                if info.size > MAX_BYTES:
+                    layer.skipped.append(f"/{info.name}")
+                    continue
                 handle = tar.extractfile(info)
                 if handle is not None:
                     layer.hits += scanner.scan_bytes(f"/{info.name}", handle.read())
@@ -115,6 +121,24 @@ class ImageAuditor:
             name = f"pyc/{number}/{PurePosixPath(where.rsplit('!', 1)[-1]).name}"
             files[name] = data
             shown[f"{INSIDE}/{name}"] = where
+        try:
+            answer = self._run_judge(image_id, files)
+        except (DockerException, requests.RequestException, ValueError, KeyError) as exc:
+            # Not judged is not cleared: each such file counts as a copy of the original.
+            reason = f"could not be judged in the image: {type(exc).__name__}"
+            answer = {"hits": [], "foreign": list(shown), "reason": reason}
+        hits = [
+            Hit(h["task_id"], h["path"], "compiled", shown.get(h["where"], h["where"]))
+            for h in answer["hits"]
+        ]
+        why = answer.get("reason", "compiled by another Python")
+        return hits + [
+            Hit(c.task_id, c.path, "compiled", f"{shown[w]} ({why})")
+            for w in answer["foreign"]
+            for c in scanner.modules_named_as(shown[w])
+        ]
+
+    def _run_judge(self, image_id: str, files: dict[str, bytes]) -> dict[str, Any]:
         container = self.client.containers.create(
             image_id, ["sh", "-c", JUDGE], network_disabled=True, user="0"
         )
@@ -125,15 +149,7 @@ class ImageAuditor:
             answer = json.loads(container.logs(stdout=True, stderr=False))
         finally:
             container.remove(force=True)
-        hits = [
-            Hit(h["task_id"], h["path"], "compiled", shown.get(h["where"], h["where"]))
-            for h in answer["hits"]
-        ]
-        return hits + [
-            Hit(c.task_id, c.path, "compiled", f"{shown[w]} (compiled by another Python)")
-            for w in answer["foreign"]
-            for c in scanner.modules_named_as(shown[w])
-        ]
+        return {"hits": answer["hits"], "foreign": answer["foreign"]}
 
 
 def _member(archive: tarfile.TarFile, name: str) -> IO[bytes]:

@@ -9,8 +9,10 @@ task's own test command run in it.
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import io
 import json
+import marshal
 import re
 import shlex
 import shutil
@@ -65,15 +67,24 @@ def filesystem_contains(client, image: str, needle: bytes) -> bool:
         container.remove(force=True)
 
 
-def hidden_original(client, tag: str, original: str) -> str:
-    """``tag`` plus a layer holding the original and one deleting it: gone from the file system only."""
+def hidden_original(client, tag: str, original: str, module: str) -> str:
+    """``tag`` plus a layer holding the original and one deleting it (gone from the file system
+    only), and the original's byte-code under a magic number no Python here reads."""
+    code = marshal.dumps(compile(original, module, "exec"))
+    foreign = bytes([importlib.util.MAGIC_NUMBER[0] ^ 0x55]) + importlib.util.MAGIC_NUMBER[1:]
+    pyc = f"{Path(module).stem}.cpython-3x.pyc"
+    recipe = (
+        f"FROM {tag}\nCOPY answer.py /root/answer.py\nRUN rm /root/answer.py\n"
+        f"COPY {pyc} /root/.cache/{pyc}\n"
+    )
     context = io.BytesIO()
     with tarfile.open(fileobj=context, mode="w") as tar:
         for name, text in (
-            ("Dockerfile", f"FROM {tag}\nCOPY answer.py /root/answer.py\nRUN rm /root/answer.py\n"),
-            ("answer.py", original),
+            ("Dockerfile", recipe.encode()),
+            ("answer.py", original.encode()),
+            (pyc, foreign + bytes(12) + code),
         ):
-            data = text.encode()
+            data = text
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
@@ -175,13 +186,16 @@ def test_task_image_runs_the_corrupted_tree_and_hides_the_original(
         # installed there), and so does a task image a later layer hides an original in.
         manifest_path = out / "TASK.json"
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        for image_tag, route in (
-            (task.image_name, "/opt/venv/lib/"),
-            (hidden_original(client, tag, original), "/root/answer.py (layer"),
+        hidden = hidden_original(client, tag, original, path)
+        for image_tag, routes in (
+            (task.image_name, ["/opt/venv/lib/"]),
+            # the byte-code is judged by the image's own Python, which cannot read it either
+            (hidden, ["/root/answer.py (layer", "cpython-3x.pyc (compiled by another Python)"]),
         ):
             manifest_path.write_text(json.dumps({**manifest, "task_image": image_tag}))
             audited = cli("audit", str(build), str(out))
-            assert audited.exit_code == 26 and route in audited.output, audited.output
+            flat = " ".join(audited.output.split())
+            assert audited.exit_code == 26 and all(r in flat for r in routes), audited.output
         client.images.remove(f"{tag}-hidden", force=True)
         client.images.remove(tag, force=True)  # task images are per task: leave none behind
 
