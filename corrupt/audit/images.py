@@ -19,10 +19,11 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 import requests
-from docker.errors import DockerException
+from docker.errors import DockerException, ImageNotFound
 
 from corrupt.audit.audit import AuditResult, Evidence
 from corrupt.audit.scan import MAX_BYTES, Hit, Scanner
+from corrupt.errors import SandboxError
 
 SCAN_SOURCE = Path(__file__).with_name("scan.py")
 INSIDE = "/tmp/corrupt-audit"
@@ -51,7 +52,12 @@ class ImageAuditor:
     def audit(self, tag: str, task_ids: list[str]) -> AuditResult:
         result = self.evidence.result(f"image {tag}", task_ids)
         result.images.append(tag)
-        image = self.client.images.get(tag)
+        try:
+            image = self.client.images.get(tag)
+        except ImageNotFound:
+            raise SandboxError(
+                f"image {tag} is not on the container engine; export again to build it"
+            ) from None
         wanted = set(task_ids)
         with tempfile.TemporaryFile() as saved:
             for chunk in image.save(named=False):

@@ -212,3 +212,17 @@ def test_the_report_shows_each_audit(built, tmp_path: Path) -> None:
     assert cli("export", str(out), "--format", "pdb", "--out", str(target)).exit_code == 0
     page = " ".join(_summary(load_report_data(out, [])).split())
     assert f"{target} (pdb): passed" in page, page
+
+
+def test_an_image_the_engine_no_longer_has_is_one_line(task_copy, monkeypatch) -> None:
+    from docker_engine import find_engine
+
+    host, _ = find_engine()
+    monkeypatch.setenv("DOCKER_HOST", host)
+    out, folder, _, _ = task_copy
+    manifest = json.loads((folder / "TASK.json").read_text())
+    manifest["task_image"] = "corrupt/task.pruned-long-ago:latest"
+    (folder / "TASK.json").write_text(json.dumps(manifest))
+    result = cli("audit", str(out), str(folder))
+    assert result.exit_code == 23, result.output
+    assert "is not on the container engine" in result.output and "Traceback" not in result.output
