@@ -538,7 +538,7 @@ def solve(
     from corrupt.cli.solve import RichSolveProgress, solve_table
     from corrupt.solve.run import SolveOptions, solve_build
 
-    options = SolveOptions(build, out, budget, jobs, sandbox, base_image)
+    options = SolveOptions(build, out, budget, jobs, sandbox, base_image).checked()
     with RichSolveProgress(err_console, solver) as progress:
         written, results = solve_build(options, progress)
     console.print(solve_table(build, results))

@@ -46,6 +46,13 @@ class SolveOptions:
     sandbox: str = "local"
     base_image: str | None = None
 
+    def checked(self) -> SolveOptions:
+        """These options, or a one-line error before any work starts."""
+        if self.budget < 1 or self.jobs < 1:
+            raise InputError("--budget and --jobs must be at least 1")
+        self.build = build_folder(Path(self.build))
+        return self
+
 
 def bug_rank(task: Task, ranked: list[RankedLine]) -> int | None:
     """The 1-based rank of the first line that is a bug line of ``task`` (None: not ranked)."""
@@ -89,9 +96,7 @@ def solve_build(
     the results by task id."""
     from corrupt.repos.sandboxes import get_sandbox
 
-    if options.budget < 1 or options.jobs < 1:
-        raise InputError("--budget and --jobs must be at least 1")
-    folder = build_folder(Path(options.build))
+    folder = options.checked().build
     store = Store.open(folder)
     try:
         tasks = store.list_tasks()
