@@ -17,6 +17,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,17 @@ def _write_repo(task: Task, root: Path, tree: Path, files: dict[str, tuple[str, 
     runner = root / RUNNER_FILE
     runner.write_text(runner_script(task.tests.command), encoding="utf-8")
     runner.chmod(0o755)
+    _same_times(root, task.created_at)
+
+
+def _same_times(root: Path, when: str) -> None:
+    """Every file and folder gets the task's time: the corrupted files, written last,
+    would otherwise be the newest, and ``ls -lt`` would list them first."""
+    stamp = datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp()
+    for folder, dirs, names in os.walk(root, topdown=False):
+        for name in [*names, *dirs]:
+            os.utime(Path(folder) / name, (stamp, stamp), follow_symlinks=False)
+    os.utime(root, (stamp, stamp))
 
 
 def original_checkout(info: dict[str, Any], *, cache_dir: Path | None = None) -> Checkout:

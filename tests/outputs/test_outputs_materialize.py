@@ -133,6 +133,10 @@ def test_materialized_repo_hides_the_original(
     manifest = json.loads((out / "TASK.json").read_text(encoding="utf-8"))
     assert manifest["task_id"] == task.task_id and manifest["test_command"] == task.tests.command
     assert "edit_script" not in manifest and "fix_patch" not in manifest
+    # no file's time gives the corrupted ones away (`ls -lt` would list them first); git
+    # status above rewrote its own index, which is git's, not the tree's
+    times = {p.lstat().st_mtime for p in out.rglob("*") if ".git" not in p.relative_to(out).parts}
+    assert len(times) == 1, sorted(times)[-3:]
 
 
 def test_run_tests_script_shows_the_failure(build, tmp_path: Path) -> None:
