@@ -20,6 +20,7 @@ every object whether packed, loose, reachable or not.
 from __future__ import annotations
 
 import bz2
+import functools
 import gzip
 import importlib.util
 import io
@@ -49,7 +50,7 @@ class Needle:
     path: str
     block: str
 
-    @property
+    @functools.cached_property
     def anchor(self) -> bytes:
         """The block's longest line: a fast byte search finds candidates before the block is checked."""
         return max(self.block.splitlines(), key=len).encode("utf-8")
@@ -262,6 +263,7 @@ def _function_signatures(module: CodeType) -> dict[str, Any]:
     return found
 
 
+@functools.lru_cache(maxsize=64)  # a module is compiled once per level, whatever asks
 def _compiled(text: str, path: str, optimize: int) -> dict[str, Any]:
     try:
         return _function_signatures(

@@ -44,7 +44,7 @@ class AprStatus(StrEnum):
     SOLVED = "solved"  # a plausible patch: every graded test passes
     UNSOLVED = "unsolved"  # the budget or the candidates ran out
     NOT_ATTEMPTED = "not attempted"  # a deleted body: no catalogue edit writes one
-    BROKEN = "broken"  # the corrupted tree's tests could not be run at all
+    BROKEN = "broken"  # no graded test fails on the corrupted tree here (nothing to localise)
 
 
 @dataclass
