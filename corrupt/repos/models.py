@@ -139,6 +139,33 @@ class Frame:
     function: str
 
 
+@dataclass(frozen=True)
+class TraceTarget:
+    """A function whose calls a traced run counts: its file and its lines, decorators included."""
+
+    file: str
+    first: int
+    last: int
+
+
+@dataclass
+class Trace:
+    """Cause and effect in one failing test, from its real calls (``run_tests(trace=...)``).
+
+    ``effect`` is where the error surfaces: the innermost frame of the traceback in
+    the repository (a test's assertion, or a raise in the library). ``hops[i]`` is
+    the fewest call steps between a call of the i-th target and that frame, up the
+    call tree to the nearest common caller and down again (0: the error surfaces in
+    the target); None when the test never called it (``calls[i]`` is 0) or
+    ``reason`` says why it could not be told.
+    """
+
+    effect: Frame | None
+    hops: list[int | None]
+    calls: list[int]
+    reason: str | None = None
+
+
 @dataclass
 class TestResult:
     __test__ = False  # not a pytest test class
@@ -148,6 +175,7 @@ class TestResult:
     exc_type: str | None = None
     message: str | None = None
     frames: list[Frame] = field(default_factory=list)
+    trace: Trace | None = None
 
 
 @dataclass

@@ -16,6 +16,12 @@ It writes JSON lines to ``--corrupt-report``:
 - ``{"kind": "collect_error", ...}`` per module that failed to import;
 - ``{"kind": "collected", "count": N}`` and a final ``{"kind": "session"}``.
 
+With ``--corrupt-trace`` (a JSON list of target functions, ``[file, first
+line, last line]``) each test's calls into the repository's files are kept as
+a tree while it runs, and a failing test's record gets ``"trace"``: where its
+error surfaces (the innermost traceback frame in the repository) and, per
+target, the fewest call steps between a call of the target and that frame.
+
 With ``--corrupt-coverage`` it runs coverage.py with the pytest nodeid as the
 dynamic context of each test and writes ``{"tests": [nodeids], "lines": {file:
 {line: [indices into tests]}}}``, the nodeid ``""`` standing for code that ran
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dis
 import glob
 import json
 import os
@@ -61,6 +68,7 @@ def pytest_addoption(parser):
         help="JSON file {nodeid: seconds} limiting tests' calls, the modules they import not counted",
     )  # fmt: skip
     group.addoption("--corrupt-coverage", default=None, help="write per-test line coverage here")
+    group.addoption("--corrupt-trace", default=None, help="JSON file of target functions to trace")
 
 
 def _relative(path):
@@ -87,6 +95,12 @@ class _Reporter:
                 self.select = [line.rstrip("\n") for line in fh if line.strip()]
         self.phases = {}
         self.coverage = None
+        self.targets = None
+        trace = config.getoption("corrupt_trace")
+        if trace:
+            with open(trace, encoding="utf-8") as fh:
+                self.targets = [tuple(t) for t in json.load(fh)]
+        self.tree = None
         self.hung = False
         self._out = None  # (path, descriptor) of the report, opened at the first record
 
@@ -150,11 +164,14 @@ class _Reporter:
         call = self.call_timeouts.get(item.nodeid)
         if (self.timeout or call) and hasattr(signal, "SIGALRM"):
             self.clock = Clock(self.timeout, call)
+        if self.targets is not None:
+            self.tree = _CallTree(self.targets)
         try:
-            with self.clock or contextlib.nullcontext():
+            with self.clock or contextlib.nullcontext(), self.tree or contextlib.nullcontext():
                 yield
         finally:
             self.clock = None
+            self.tree = None
             if self.coverage is not None:
                 self.coverage.switch_context("")
 
@@ -195,6 +212,8 @@ class _Reporter:
                 item.session.shouldstop = "a test hit the per-test timeout"
             if call.excinfo is not None:
                 info.update(_describe(call.excinfo))
+                if self.tree is not None:
+                    info["trace"] = self.tree.effect(call.excinfo.tb)
             else:  # e.g. strict xpass: no exception, just a failed report
                 info.update(exc_type=None, message=str(report.longrepr)[-_MAX_MESSAGE:], frames=[])
         elif report.skipped and "skipped" not in info:
@@ -224,6 +243,7 @@ class _Reporter:
                 "exc_type": info.get("exc_type"),
                 "message": info.get("message"),
                 "frames": info.get("frames", []),
+                **({"trace": info["trace"]} if "trace" in info else {}),
             }
         )
 
@@ -409,6 +429,120 @@ def _describe(excinfo):
     except Exception:  # a broken __str__ in repository code must not break the report
         message = "<unprintable exception>"
     return {"exc_type": name, "message": message[:_MAX_MESSAGE], "frames": frames}
+
+
+# -- call trace -------------------------------------------------------------
+
+
+class _CallTree:
+    """A test's calls of functions in the repository's files, as a tree.
+
+    A profile hook sees every call and return; calls outside the repository (the
+    standard library, site-packages, pytest) are not nodes, so a node's parent
+    is the nearest repository function up the stack. A generator gets a node
+    each time it is resumed, under whoever resumed it. The newest node of each
+    frame is kept by the frame's id, which stays unique while the frame lives:
+    so the frames a traceback holds (alive with it) map to their own nodes.
+    """
+
+    LIMIT = 1_000_000  # calls kept; a test past it is reported as cut
+
+    def __init__(self, targets):
+        self.targets = targets
+        self.parent, self.depth = [], []
+        self.stack = [-1]
+        self.node_of = {}
+        self.hits = [collections.deque(maxlen=5000) for _ in targets]
+        self.calls = [0] * len(targets)
+        self.kinds = {}  # code -> (in the repository, index of the target it belongs to)
+        self.cut = False
+        self._previous = None
+
+    def __enter__(self):
+        self._previous = sys.getprofile()
+        sys.setprofile(self._event)
+        return self
+
+    def __exit__(self, *exc):
+        sys.setprofile(self._previous)
+
+    def _kind(self, code):
+        kind = self.kinds.get(code)
+        if kind is None:
+            path = code.co_filename
+            ours = path.startswith(_ROOT + os.sep) and "site-packages" not in path
+            ours = ours and not any(part in path for part in _SKIP_FRAMES)
+            target = None
+            if ours:
+                file = _relative(path)
+                lines = [n for _, n in dis.findlinestarts(code) if n]
+                for index, (name, first, last) in enumerate(self.targets):
+                    if name == file and lines and first <= min(lines) and max(lines) <= last:
+                        target = index
+            kind = self.kinds[code] = (ours, target)
+        return kind
+
+    def _event(self, frame, event, arg):
+        if event == "call":
+            ours, target = self._kind(frame.f_code)
+            if not ours:
+                return
+            node = len(self.parent)
+            if node >= self.LIMIT:
+                self.cut = True
+                sys.setprofile(self._previous)
+                return
+            up = self.stack[-1]
+            self.parent.append(up)
+            self.depth.append(self.depth[up] + 1 if up >= 0 else 0)
+            self.stack.append(node)
+            self.node_of[id(frame)] = node
+            if target is not None:
+                self.hits[target].append(node)
+                self.calls[target] += 1
+        elif event == "return" and self.node_of.get(id(frame)) == self.stack[-1] != -1:
+            self.stack.pop()
+
+    def effect(self, tb):
+        """Where the failure surfaces and each target's distance to it, in call steps."""
+        sys.setprofile(self._previous)  # the hook must not see the reporting below
+        last = None
+        for frame, line in traceback.walk_tb(tb):
+            if self._kind(frame.f_code)[0]:
+                last = (frame, line)
+        if last is None:
+            return {"effect": None, "hops": [None] * len(self.targets), "calls": self.calls,
+                    "reason": "no frame of the repository in the traceback"}  # fmt: skip
+        frame, line = last
+        effect = {"file": _relative(frame.f_code.co_filename), "line": line,
+                  "function": frame.f_code.co_name}  # fmt: skip
+        node = self.node_of.get(id(frame))
+        reason = f"the trace was cut at {self.LIMIT} calls" if self.cut else None
+        if node is None:
+            reason = reason or "the failing frame was not traced"
+            hops = [None] * len(self.targets)
+        else:
+            hops = [self._nearest(node, hits) for hits in self.hits]
+        return {"effect": effect, "hops": hops, "calls": self.calls, "reason": reason}
+
+    def _nearest(self, node, hits):
+        """The fewest tree steps from ``node`` to any of ``hits`` (None: no hit). The
+        calls pytest makes itself (setup, the test, teardown) meet at a root, -1."""
+        above = {}
+        step, at = 0, node
+        while True:
+            above[at] = step
+            if at < 0:
+                break
+            at, step = self.parent[at], step + 1
+        best = None
+        for hit in hits:
+            up, at = 0, hit
+            while at not in above:
+                at, up = self.parent[at], up + 1
+            if best is None or up + above[at] < best:
+                best = up + above[at]
+        return best
 
 
 # -- coverage ---------------------------------------------------------------

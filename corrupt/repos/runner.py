@@ -23,12 +23,23 @@ from dataclasses import replace
 from pathlib import Path
 
 from corrupt.repos.coverage import LineCoverage, unpack_line_coverage
-from corrupt.repos.models import IO_DIR, Command, Environment, Frame, Limits, TestReport, TestResult
+from corrupt.repos.models import (
+    IO_DIR,
+    Command,
+    Environment,
+    Frame,
+    Limits,
+    TestReport,
+    TestResult,
+    Trace,
+    TraceTarget,
+)
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.testplan import plan_tests, reporting_free_addopts
 
 PLUGIN_SOURCE = Path(__file__).with_name("pytest_plugin.py")
 REPORT, COVERAGE, SELECT, CALLS = "report.jsonl", "coverage.json", "select.txt", "calls.json"
+TRACE = "trace.json"
 TAIL_LINES = 40
 
 
@@ -159,6 +170,7 @@ def run_tests(
     limits: Limits | None = None,
     stores_bytecode: bool = False,
     subset: Sequence[str] = (),
+    trace: Sequence[TraceTarget] = (),
 ) -> TestReport:
     """Run pytest in ``tree`` (all tests, those of the ``subset`` files, or only the
     ``select`` nodeids).
@@ -170,6 +182,8 @@ def run_tests(
     :class:`Limits`. With ``coverage`` the report's ``line_coverage``
     attribute maps file -> line -> nodeids. ``stores_bytecode`` fills the
     sandbox's bytecode cache (a run of the unchanged tree, see :meth:`Sandbox.stores_bytecode`).
+    With ``trace`` each failing test's result gets a :class:`Trace` of those functions
+    (every call the tests make is followed: for a few tests, not a suite).
     """
     tree = Path(tree)
     module = plugin_module()
@@ -189,6 +203,9 @@ def run_tests(
     if coverage:
         argv.append(f"--corrupt-coverage={IO_DIR}/{COVERAGE}")
         collect.append(COVERAGE)
+    if trace:
+        files[TRACE] = json.dumps([[t.file, t.first, t.last] for t in trace]).encode("utf-8")
+        argv.append(f"--corrupt-trace={IO_DIR}/{TRACE}")
     limits = replace(limits or Limits(), timeout=timeout)
     command = Command(
         argv=argv,
@@ -307,6 +324,7 @@ def _parse(data: bytes | None) -> tuple[TestReport, list[str]]:
                     exc_type=record.get("exc_type"),
                     message=record.get("message"),
                     frames=[Frame(**f) for f in record.get("frames", [])],
+                    trace=_trace(record.get("trace")),
                 )
             except (KeyError, TypeError):  # not a record our plugin writes
                 report.forged = report.forged or "a malformed test record"
@@ -319,6 +337,21 @@ def _parse(data: bytes | None) -> tuple[TestReport, list[str]]:
             # the plugin stopped a run whose tests kept hitting the per-test timeout
             report.timed_out = report.timed_out or bool(record.get("hung"))
     return report, started
+
+
+def _trace(data: object) -> Trace | None:
+    """A test record's trace; raises TypeError or KeyError on one our plugin does not write."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise TypeError("trace")
+    effect = data["effect"]
+    return Trace(
+        effect=Frame(**effect) if effect is not None else None,
+        hops=[h if isinstance(h, int) else None for h in data["hops"]],
+        calls=[int(c) for c in data["calls"]],
+        reason=str(data["reason"]) if data.get("reason") else None,
+    )
 
 
 def _mark_unfinished(report: TestReport, started: list[str], exc_type: str, message: str) -> None:

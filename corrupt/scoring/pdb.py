@@ -39,18 +39,21 @@ class Alignment:
 
 
 def ground_truth(task: Task) -> list[list[Edit]]:
-    """The task's edit script split per bug: each edit goes to the bug of its file
-    whose changed lines are nearest (bugs of one file lie apart, PDB's stride)."""
-    per_bug: list[list[Edit]] = [[] for _ in task.bugs]
-    for file, script in sorted(task.edit_script.items()):
-        owners = [i for i, bug in enumerate(task.bugs) if bug.file == file] or [0]
-        for key, edit in script.items():
-            line = int(key.strip())
-            owner = min(owners, key=lambda i: _distance(line, task.bugs[i].lines or [line]))
-            per_bug[owner].append(
-                Edit(file, line, edit["type"], edit.get("original", ""), edit.get("modified", ""))
+    """The task's edit script split per bug (:meth:`Task.edits_by_bug`), as edits."""
+    return [
+        [
+            Edit(
+                file,
+                int(key.strip()),
+                edit["type"],
+                edit.get("original", ""),
+                edit.get("modified", ""),
             )
-    return per_bug
+            for file, script in sorted(scripts.items())
+            for key, edit in script.items()
+        ]
+        for scripts in task.edits_by_bug()
+    ]
 
 
 def align(made: list[Edit], truth: list[list[Edit]], epsilon: int) -> Alignment:

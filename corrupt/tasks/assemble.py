@@ -76,8 +76,8 @@ def build_task(
             category=bug.category,
             subcategory=bug.subcategory,
             operator=bug.operator,
-            effect=EffectRecord(
-                **vars(effect_of(report, verification.fail_to_pass, bug.target, symbols, graph))
+            effect=_record(
+                effect_of(report, verification.fail_to_pass, bug.target, symbols, graph)
             ),
         )
         for bug in corruption.bugs
@@ -129,6 +129,16 @@ def build_task(
     )
     task.problem_statement = problem_statement(task, report)
     return task
+
+
+def _record(effect: Effect) -> EffectRecord:
+    """The static part of a bug's effect; :mod:`corrupt.tasks.effects` traces the rest."""
+    return EffectRecord(
+        exception=effect.exception,
+        message=effect.message,
+        manifest_frames=effect.manifest_frames,
+        graph_distance=effect.hop_distance,
+    )
 
 
 def problem_statement(task: Task, report: TestReport) -> str:

@@ -50,9 +50,10 @@ from corrupt.selection.models import ComplexityMetric, Group, SliceSpec, Target
 from corrupt.source.edits import EditScriptError
 from corrupt.source.functions import TargetNotFound
 from corrupt.tasks.assemble import build_task
+from corrupt.tasks.effects import trace_effects
 from corrupt.tasks.engine import engine_identity
 from corrupt.tasks.models import Task
-from corrupt.tasks.modes import BuildMode, ScreeningMode
+from corrupt.tasks.modes import BuildMode, ScreeningMode, TaskMode
 from corrupt.tasks.ray_cluster import ray_cluster
 from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy, WarmRecord
 from corrupt.tasks.screen_ray import RemoteScreener, WorkerSpec, start_remote_screeners
@@ -713,6 +714,12 @@ class _Run:
             graph=self.digraph,
             image_name=self.ready.env.location if self.ready.env.kind == "image" else None,
         )
+        if task.mode == TaskMode.DISCOVERY:
+            trace_effects(
+                task,
+                {path: ch.corrupted for path, ch in corruption.files.items()},
+                lambda files, tests, targets: screener.run(files, tests=tests, trace=targets),
+            )
         files = {path: [ch.original, ch.corrupted] for path, ch in corruption.files.items()}
         return corruption, task, files, None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from corrupt.corruptors.models import CorruptionKind
 from corrupt.tasks.modes import TaskMode
@@ -41,13 +41,47 @@ class Difficulty(BaseModel):
     complexity_pct: float
     n_functions: int
     slice: str
+    # The most call steps any bug's failure surfaces from its cause (EffectRecord.hop_distance);
+    # None when no bug's is known.
+    hops: int | None = None
 
 
 class EffectRecord(BaseModel):
+    """How a bug shows itself (DSDBench): its first failing test's error, where the error
+    surfaces, and how far that is from the cause (the bug's lines).
+
+    ``file``/``line``/``function`` are the innermost frame of that test's traceback in the
+    repository: the test's own assertion when the bad value travels out of the library, a
+    raise inside it otherwise. ``hop_distance`` counts call steps on the test's real call
+    chain between the corrupted function and that frame (0: it surfaces in the function),
+    traced with the bug alone in the tree; ``hop_reason`` says why it is None.
+    ``graph_distance`` is the static figure: the fewest call-graph steps from any function
+    in the failing tests' tracebacks to the target (None when none reaches it).
+    """
+
     exception: str | None = None
     message: str | None = None
-    manifest_frames: list[str] = Field(default_factory=list)
+    test: str | None = None
+    file: str | None = None
+    line: int | None = None
+    function: str | None = None
     hop_distance: int | None = None
+    hop_reason: str | None = None
+    graph_distance: int | None = None
+    manifest_frames: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _recorded_before_traces(cls, data: object) -> object:
+        """Stores written before traced effects kept the static figure as ``hop_distance``."""
+        if isinstance(data, dict) and "hop_distance" in data and "graph_distance" not in data:
+            return {
+                **data,
+                "graph_distance": data["hop_distance"],
+                "hop_distance": None,
+                "hop_reason": "recorded before effects were traced",
+            }
+        return data
 
 
 class BugRecord(BaseModel):
@@ -117,3 +151,19 @@ class Task(BaseModel):
     image_name: str | None = None
 
     _script_from_json = field_validator("edit_script", mode="before")(_json_text)
+
+    def edits_by_bug(self) -> list[dict[str, dict[str, dict[str, str]]]]:
+        """The edit script split per bug (``file -> key -> edit`` each, in ``bugs`` order):
+        each edit goes to the bug of its file whose changed lines are nearest (bugs of
+        one file lie apart, PDB's stride); a file no bug names goes to the first."""
+        per_bug: list[dict[str, dict[str, dict[str, str]]]] = [{} for _ in self.bugs]
+        for file, script in sorted(self.edit_script.items()):
+            owners = [i for i, bug in enumerate(self.bugs) if bug.file == file] or [0]
+            for key, edit in script.items():
+                line = int(key.strip())
+
+                def distance(i: int, line: int = line) -> int:
+                    return min(abs(line - other) for other in self.bugs[i].lines or [line])
+
+                per_bug[min(owners, key=distance)].setdefault(file, {})[key] = edit
+        return per_bug

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corrupt.corruptors.reach import ran_outside_tests
-from corrupt.repos.models import Baseline, Environment, TestReport
+from corrupt.repos.models import Baseline, Environment, TestReport, TraceTarget
 from corrupt.repos.runner import run_tests
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.warm import Reimport, WarmRun, WarmServer, WarmUnavailable
@@ -276,10 +276,12 @@ class TreeScreener:
         files: dict[str, str],
         *,
         tests: Sequence[str] | None = None,
+        trace: Sequence[TraceTarget] = (),
     ) -> TestReport:
-        """Run tests (all when ``tests`` is None) with ``files`` written into the working copy."""
+        """Run tests (all when ``tests`` is None) with ``files`` written into the working
+        copy; failing tests traced for calls of ``trace`` (see :func:`run_tests`)."""
         with self.workspace.patched(files):
-            return self._fresh(tests, None, Timeouts(self.budget.per_test_timeout))
+            return self._fresh(tests, None, Timeouts(self.budget.per_test_timeout), trace)
 
     def close(self) -> None:
         if self._server is not None:
@@ -304,7 +306,11 @@ class TreeScreener:
         return Timeouts(whole, {nodeid: call for nodeid, call in calls.items() if call < whole})
 
     def _fresh(
-        self, tests: Sequence[str] | None, max_failures: int | None, timeouts: Timeouts
+        self,
+        tests: Sequence[str] | None,
+        max_failures: int | None,
+        timeouts: Timeouts,
+        trace: Sequence[TraceTarget] = (),
     ) -> TestReport:
         self.runs += 1
         return run_tests(
@@ -317,6 +323,7 @@ class TreeScreener:
             per_test_timeout=timeouts.per_test,
             call_timeouts=timeouts.calls,
             subset=self.subset,
+            trace=trace,
         )
 
     def _warm(

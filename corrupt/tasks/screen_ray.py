@@ -20,7 +20,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from corrupt.repos.models import Baseline, Checkout, Environment, TestReport
+from corrupt.repos.models import Baseline, Checkout, Environment, TestReport, TraceTarget
 from corrupt.tasks.modes import ScreeningMode
 from corrupt.tasks.screen import RunBudget, TreeScreener, WarmRecord
 from corrupt.tasks.warm_checks import kept_checks
@@ -64,9 +64,9 @@ class ScreenerActor:
         return report, self.screener.runs, self.screener.policy.snapshot()
 
     def run(
-        self, files: dict[str, str], tests: list[str] | None
+        self, files: dict[str, str], tests: list[str] | None, trace: list[TraceTarget]
     ) -> tuple[TestReport, int, WarmRecord]:
-        report = self.screener.run(files, tests=tests)
+        report = self.screener.run(files, tests=tests, trace=trace)
         return report, self.screener.runs, self.screener.policy.snapshot()
 
     def cancel(self) -> None:
@@ -91,9 +91,15 @@ class RemoteScreener:
         listed = list(tests) if tests is not None else None
         return self._answer(self.actor.screen.remote(files, listed, max_failures))
 
-    def run(self, files: dict[str, str], *, tests: Sequence[str] | None = None) -> TestReport:
+    def run(
+        self,
+        files: dict[str, str],
+        *,
+        tests: Sequence[str] | None = None,
+        trace: Sequence[TraceTarget] = (),
+    ) -> TestReport:
         listed = list(tests) if tests is not None else None
-        return self._answer(self.actor.run.remote(files, listed))
+        return self._answer(self.actor.run.remote(files, listed, list(trace)))
 
     def cancel(self) -> None:
         """Ctrl-C: the actor ends its run in flight, as a local sandbox's cancel does

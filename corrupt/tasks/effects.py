@@ -1,0 +1,107 @@
+"""Cause and effect per bug (DSDBench), from the real calls of the tests it breaks.
+
+The static call graph cannot say how far a failure surfaces from its cause when
+the bad value leaves the library and is checked by the test's own assertion: no
+frame of the traceback is a caller of the target. So each bug of a verified task
+gets one more run: its failing tests, with the bug alone in the tree (the other
+bugs' ground-truth fixes applied, as scoring splits them), traced (see
+:class:`corrupt.repos.models.Trace`). The effect is the first of those tests
+that fails, by id; its hop distance the call steps between the corrupted
+function and the frame where its error surfaces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from corrupt.repos.models import TestReport, TraceTarget
+from corrupt.source.edits import apply_edit_script
+from corrupt.source.functions import extent, functions_in, matches, parsed
+from corrupt.tasks.models import BugRecord, EffectRecord, Task
+
+# Tests traced per bug: tracing follows every call, so a few, not a suite.
+MAX_TRACED_TESTS = 30
+
+TracedRun = Callable[[dict[str, str], Sequence[str], Sequence[TraceTarget]], TestReport]
+
+
+def trace_effects(task: Task, corrupted: dict[str, str], run: TracedRun) -> None:
+    """Fill in each bug's effect (and the task's ``difficulty.hops``) from traced runs of
+    its failing tests; ``run(files, tests, targets)`` runs ``tests`` with ``files`` written."""
+    tests = sorted(task.tests.fail_to_pass)[:MAX_TRACED_TESTS]
+    alone = bugs_alone(task, corrupted)
+    for bug, files in zip(task.bugs, alone, strict=True):
+        target = target_span(bug, files.get(bug.file, corrupted.get(bug.file, "")))
+        if target is None:
+            bug.effect.hop_reason = f"{bug.target} is not found in {bug.file}"
+            continue
+        report = run(files, tests, [target])
+        bug.effect = effect_from(report, tests, bug.effect)
+    known = [b.effect.hop_distance for b in task.bugs if b.effect.hop_distance is not None]
+    task.difficulty.hops = max(known) if known else None
+
+
+def bugs_alone(task: Task, corrupted: dict[str, str]) -> list[dict[str, str]]:
+    """Per bug, the corrupted files with every other bug's ground-truth fix applied."""
+    if len(task.bugs) == 1:
+        return [corrupted]
+    per_bug = task.edits_by_bug()
+    alone = []
+    for keep in range(len(task.bugs)):
+        scripts: dict[str, dict[str, dict[str, str]]] = {}
+        for other, edits in enumerate(per_bug):
+            if other != keep:
+                for file, script in edits.items():
+                    scripts.setdefault(file, {}).update(script)
+        alone.append(
+            {
+                file: apply_edit_script(text, scripts[file]) if file in scripts else text
+                for file, text in corrupted.items()
+            }
+        )
+    return alone
+
+
+def target_span(bug: BugRecord, source: str) -> TraceTarget | None:
+    """The bug's function as it lies in ``source`` (decorators included): of the defs
+    its qualname names, the one holding the most of its lines."""
+    try:
+        found = [
+            extent(node) for path, node in functions_in(parsed(source)) if matches(bug.target, path)
+        ]
+    except (SyntaxError, ValueError):
+        return None
+    if not found:
+        return None
+    first, last = max(found, key=lambda span: sum(span[0] <= n <= span[1] for n in bug.lines))
+    return TraceTarget(bug.file, first, last)
+
+
+def effect_from(report: TestReport, tests: Sequence[str], before: EffectRecord) -> EffectRecord:
+    """The effect of the first traced test that failed (``before`` keeps the static figures)."""
+    failed = [
+        report.results[n]
+        for n in tests
+        if n in report.results and report.results[n].outcome in ("failed", "error")
+    ]
+    if not failed:
+        reason = "no traced test fails with this bug alone"
+        return before.model_copy(update={"hop_distance": None, "hop_reason": reason})
+    first = failed[0]
+    trace = first.trace
+    update: dict[str, object] = {
+        "test": first.nodeid,
+        "exception": first.exc_type,
+        "message": (first.message or "").strip()[:500] or None,
+    }
+    if trace is None:
+        update["hop_reason"] = "the failing test left no trace"
+        return before.model_copy(update=update)
+    if trace.effect is not None:
+        update.update(
+            file=trace.effect.file, line=trace.effect.line, function=trace.effect.function
+        )
+    hops = trace.hops[0] if trace.hops else None
+    reason = trace.reason or "the failing test never calls the function in its own process"
+    update.update(hop_distance=hops, hop_reason=None if hops is not None else reason)
+    return before.model_copy(update=update)

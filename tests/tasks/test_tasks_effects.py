@@ -1,0 +1,150 @@
+"""Cause and effect per bug, traced on a real suite (tests/fixtures/repos_run/chain, written
+here: a test calls order_total -> line_total -> unit_price, or discounted -> discount)."""
+
+from __future__ import annotations
+
+import pytest
+from repos_run_support import fixture_checkout, session_cache
+
+from corrupt.repos.local import LocalSandbox
+from corrupt.repos.models import TraceTarget
+from corrupt.repos.runner import run_tests
+from corrupt.repos.workspace import Workspace
+from corrupt.source.edits import changed_lines, edit_script
+from corrupt.tasks.effects import trace_effects
+from corrupt.tasks.models import (
+    BugRecord,
+    Difficulty,
+    EffectRecord,
+    RepoRef,
+    Task,
+    TestsRecord,
+)
+
+PRICES = "src/chain/prices.py"
+T = "tests/test_prices.py::"
+UNIT_PRICE = TraceTarget(PRICES, 4, 5)
+DISCOUNT = TraceTarget(PRICES, 19, 20)
+
+
+@pytest.fixture(scope="module")
+def chain(tmp_path_factory):
+    checkout = fixture_checkout("chain", tmp_path_factory)
+    sandbox = LocalSandbox(cache_dir=session_cache(tmp_path_factory))
+    with Workspace(checkout) as workspace:
+        yield sandbox, sandbox.prepare(checkout), workspace
+
+
+def original(chain) -> str:
+    return (chain[2].path / PRICES).read_text()
+
+
+def traced(chain, source: str, tests: list[str], targets: list[TraceTarget]):
+    sandbox, env, workspace = chain
+    with workspace.patched({PRICES: source}):
+        return run_tests(sandbox, env, workspace.path, select=tests, trace=targets)
+
+
+def test_a_value_checked_by_the_test_three_calls_away_gives_three(chain):
+    wrong = original(chain).replace('return item["price"]', 'return item["price"] + 1')
+    report = traced(chain, wrong, [T + "test_order_total", T + "test_unit_price"], [UNIT_PRICE])
+    far = report.results[T + "test_order_total"].trace
+    assert far is not None and far.effect is not None
+    assert (far.effect.file, far.effect.function) == ("tests/test_prices.py", "test_order_total")
+    assert far.hops == [3] and far.calls == [2]  # test -> order_total -> line_total -> unit_price
+    assert report.results[T + "test_unit_price"].trace.hops == [1]
+
+
+def test_a_crash_inside_the_target_gives_zero_and_one_in_its_caller_gives_one(chain):
+    source = original(chain)
+    crash = traced(
+        chain,
+        source.replace('item["price"]', 'item["cost"]'),
+        [T + "test_order_total"],
+        [UNIT_PRICE],
+    )
+    trace = crash.results[T + "test_order_total"].trace
+    assert crash.results[T + "test_order_total"].exc_type == "KeyError"
+    assert (trace.effect.function, trace.hops) == ("unit_price", [0])
+    caller = traced(
+        chain,
+        source.replace('return item["price"]', "return None"),
+        [T + "test_order_total"],
+        [UNIT_PRICE],
+    )
+    trace = caller.results[T + "test_order_total"].trace
+    assert (trace.effect.function, trace.effect.line, trace.hops) == ("line_total", 9, [1])
+
+
+def test_a_target_the_failing_test_never_calls_has_no_distance(chain):
+    wrong = original(chain).replace('return item["price"]', 'return item["price"] + 1')
+    report = traced(chain, wrong, [T + "test_unit_price"], [DISCOUNT])
+    trace = report.results[T + "test_unit_price"].trace
+    assert trace.hops == [None] and trace.calls == [0]
+    passing = traced(chain, original(chain), [T + "test_unit_price"], [UNIT_PRICE])
+    assert passing.results[T + "test_unit_price"].trace is None  # only failures carry one
+
+
+def two_bug_task(source: str, corrupted: str) -> Task:
+    lines = changed_lines(source, corrupted)
+    bugs = [
+        BugRecord(
+            target=f"chain.prices.{name}", file=PRICES, lines=[line], category="Algorithm",
+            operator="swap_binop", effect=EffectRecord(graph_distance=7),
+        )
+        for name, line in zip(["unit_price", "discount"], lines, strict=True)
+    ]  # fmt: skip
+    return Task(
+        task_id="chain.two", repo=RepoRef(name="chain", url="file:///chain", commit="0" * 40),
+        mode="discovery", kind="multi", corruptor="procedural", targets=[],
+        difficulty=Difficulty(centrality_pct=50, complexity_pct=50, n_functions=2, slice="all"),
+        corruption_patch="", fix_patch="", edit_script={PRICES: edit_script(source, corrupted)},
+        bugs=bugs, tests=TestsRecord(
+            command="pytest", fail_to_pass=[T + "test_order_total", T + "test_discounted"],
+            pass_to_pass=[T + "test_unit_price"], baseline_seconds=0.1,
+        ),
+        problem_statement="", seed=0, engine_version="0", created_at="2026-11-28T00:00:00+00:00",
+    )  # fmt: skip
+
+
+def test_each_bug_of_a_two_bug_task_gets_its_own_effect(chain):
+    source = original(chain)
+    corrupted = source.replace('return item["price"]', 'return item["price"] + 1').replace(
+        "return 1 - rate", "return 1 + rate"
+    )
+    task = two_bug_task(source, corrupted)
+    sandbox, env, workspace = chain
+    ran: list[str] = []
+
+    def run(files, tests, targets):
+        ran.append(files[PRICES])
+        with workspace.patched(files):
+            return run_tests(sandbox, env, workspace.path, select=list(tests), trace=targets)
+
+    trace_effects(task, {PRICES: corrupted}, run)
+    # each run has its bug alone: the other's ground-truth fix applied
+    assert "+ 1" in ran[0] and "1 - rate" in ran[0]
+    assert "+ 1" not in ran[1] and "1 + rate" in ran[1]
+    price, rate = (bug.effect for bug in task.bugs)
+    # test_discounted comes first by id and fails with either bug alone
+    assert (price.test, price.function, price.hop_distance) == (
+        T + "test_discounted",
+        "test_discounted",
+        4,
+    )
+    assert (rate.test, rate.function, rate.hop_distance) == (
+        T + "test_discounted",
+        "test_discounted",
+        2,
+    )
+    assert price.exception == "AssertionError" and "7.5 == 5.5" in (price.message or "")
+    assert price.graph_distance == 7 and price.hop_reason is None  # the static figure is kept
+    assert task.difficulty.hops == 4
+
+
+def test_older_records_keep_their_static_distance_as_such():
+    old = EffectRecord.model_validate({"exception": "KeyError", "hop_distance": 2})
+    assert (old.graph_distance, old.hop_distance) == (2, None)
+    assert old.hop_reason == "recorded before effects were traced"
+    again = EffectRecord.model_validate(old.model_dump())
+    assert again == old
