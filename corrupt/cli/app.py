@@ -57,6 +57,10 @@ STAGE_LABELS = {
     "baseline": "running the suite (twice, then under coverage)",
     "coverage": "mapping tests to functions",
 }
+MIN_HOPS_HELP = (
+    "discovery and multi tasks whose failures surface at least this many calls from their cause"
+)
+MAX_HOPS_HELP = "... and at most this many (0: in the corrupted function itself)"
 UNSAFE_WARNING = (
     "[bold yellow]warning:[/] --no-isolation: the repository's code runs unconfined, "
     "with your access to files, network and processes"
@@ -160,6 +164,8 @@ def build(
     apr_budget: int = typer.Option(
         0, help="also run the APR baseline on the tasks, this many patches each (0: off)"
     ),
+    min_hops: int | None = typer.Option(None, help=MIN_HOPS_HELP),
+    max_hops: int | None = typer.Option(None, help=MAX_HOPS_HELP),
 ) -> None:
     """Build verified, difficulty-tuned tasks from a repository."""
     from corrupt.cli.progress import RichProgress, screening_line, stage_table, summary_table
@@ -200,6 +206,8 @@ def build(
         executor=executor,
         ray_address=ray_address,
         apr_budget=apr_budget,
+        min_hops=min_hops,
+        max_hops=max_hops,
     )
     with RichProgress(console) as progress:
         summary = Build(options, progress).run()
@@ -690,6 +698,8 @@ def slice_command(
     exclude_apr_solved: bool = typer.Option(
         False, help="leave out tasks the APR baseline solved (corrupt solve, or build --apr-budget)"
     ),
+    min_hops: int | None = typer.Option(None, help=MIN_HOPS_HELP),
+    max_hops: int | None = typer.Option(None, help=MAX_HOPS_HELP),
 ) -> None:
     """Filter existing tasks by difficulty, mode and kind into a new JSONL file."""
     from corrupt.errors import SelectionError
@@ -697,20 +707,19 @@ def slice_command(
     from corrupt.outputs.slicing import load_tasks, slice_tasks
     from corrupt.selection.slices import slice_spec
     from corrupt.solve.run import without_apr_solved
+    from corrupt.tasks.effects import HopBand
 
     spec = slice_spec(slice_, centrality_pct, complexity_pct)
+    hops = HopBand(min_hops, max_hops).checked()
     tasks = load_tasks(source)
-    chosen = slice_tasks(tasks, spec, modes=mode, kinds=kind)
+    chosen = slice_tasks(tasks, spec, modes=mode, kinds=kind, hops=hops)
     if exclude_apr_solved:
         chosen = without_apr_solved(source, chosen)
+    where = spec.describe() + (f", {hops.describe()} hops" if hops.limited else "")
     if not chosen:
-        raise SelectionError(
-            f"none of the {len(tasks)} tasks in {source} is in slice {spec.describe()}"
-        )
+        raise SelectionError(f"none of the {len(tasks)} tasks in {source} is in slice {where}")
     export_tasks(chosen, ExportFormat.JSONL, out)
-    console.print(
-        f"{len(chosen)} of {len(tasks)} tasks in slice {spec.describe()} -> {out}", highlight=False
-    )
+    console.print(f"{len(chosen)} of {len(tasks)} tasks in slice {where} -> {out}", highlight=False)
 
 
 @app.command()

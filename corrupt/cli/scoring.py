@@ -51,13 +51,16 @@ class RichScoreProgress(ScoreProgress):
 
 
 def score_table(groups: list[ScoreGroup]) -> Table:
+    """The closing table; DSDBench's cause/effect/error columns where predictions localized."""
+    localized = any(g.cause_pct is not None for g in groups)
     table = Table(title="scores", box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("model", "mode", "kind", "slice", "fns", "tasks", "resolved", "right fn",
-                   "prec", "recall", "tamp"):  # fmt: skip
+    columns = ["model", "mode", "kind", "slice", "fns", "tasks", "resolved", "right fn", "prec",
+               "recall", "tamp", *(("cause", "effect", "error") if localized else ())]  # fmt: skip
+    for column in columns:
         left = column in ("model", "mode", "kind", "slice")
         table.add_column(column, justify="left" if left else "right", no_wrap=True)
     for g in groups:
-        table.add_row(
+        cells = [
             escape(g.model),
             g.mode,
             g.kind,
@@ -65,10 +68,16 @@ def score_table(groups: list[ScoreGroup]) -> Table:
             str(g.n_functions),
             str(g.tasks),
             f"{g.resolved_pct:.0f}%",
-            "-" if g.right_function_pct is None else f"{g.right_function_pct:.0f}%",
+            _pct(g.right_function_pct),
             "-" if g.precision is None else f"{g.precision:.2f}",
             f"{g.recall:.2f}",
             str(g.tampered),
-            style="bold" if g.mode == "all" else None,
-        )
+        ]
+        if localized:
+            cells += [_pct(g.cause_pct), _pct(g.effect_pct), _pct(g.error_pct)]
+        table.add_row(*cells, style="bold" if g.mode == "all" else None)
     return table
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}%"

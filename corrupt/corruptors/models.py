@@ -60,6 +60,7 @@ class RejectionKind(StrEnum):
     TELL = "mutation tell"  # verification: code no person writes, a linter finds it (anomalies)
     NOT_VERIFIED = "did not verify"  # verification: the full suite did not confirm it
     DUPLICATE = "duplicate task"
+    HOPS = "outside the hop band"  # --min-hops/--max-hops: its failure surfaces too near or far
     OTHER = "other"  # recorded by a version that did not keep the kind
 
 

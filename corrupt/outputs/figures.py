@@ -92,6 +92,38 @@ def difficulty_map(tasks: list[Task]) -> go.Figure:
     return _layout(fig, "Tasks by difficulty", "complexity percentile", "centrality percentile")
 
 
+def hops_map(tasks: list[Task]) -> go.Figure:
+    """Discovery and multi tasks on the difficulty plane, coloured by how many calls their
+    failures surface from their causes (``difficulty.hops``; grey where unknown)."""
+    traced = [t for t in tasks if t.mode != "remove"]
+    known = [t for t in traced if t.difficulty.hops is not None]
+    unknown = [t for t in traced if t.difficulty.hops is None]
+    fig = go.Figure()
+    for members, marker, name in (
+        (known, {"color": [t.difficulty.hops for t in known], "colorscale": "Viridis",
+                 "showscale": True, "colorbar": {"title": "hops"}}, "hops known"),
+        (unknown, {"color": "#bbbbbb"}, "hops unknown"),
+    ):  # fmt: skip
+        if not members:
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=[t.difficulty.complexity_pct for t in members],
+                y=[t.difficulty.centrality_pct for t in members],
+                mode="markers",
+                name=name,
+                marker={"size": 10, "line": {"width": 1, "color": "white"}, **marker},
+                text=[f"{t.task_id}<br>hops: {t.difficulty.hops}" for t in members],
+                hoverinfo="text",
+            )
+        )
+    fig.update_xaxes(range=[0, 100])
+    fig.update_yaxes(range=[0, 100])
+    return _layout(
+        fig, "Cause to effect, in calls", "complexity percentile", "centrality percentile"
+    )
+
+
 def failing_tests(tasks: list[Task]) -> go.Figure:
     fig = go.Figure()
     by_mode: dict[str, list[int]] = defaultdict(list)
@@ -169,6 +201,19 @@ def success_by_functions(scores: list[Score]) -> go.Figure:
         order,
         "Success by corrupted functions",
         "functions corrupted",
+    )
+
+
+def success_by_hops(scores: list[Score]) -> go.Figure:
+    """Resolved % by the calls between a task's bugs and where they surface (remove tasks aside)."""
+    traced = [s for s in scores if s.mode != "remove"]
+    known = sorted({s.hops for s in traced if s.hops is not None})
+    return _rate_by(
+        traced,
+        lambda s: "unknown" if s.hops is None else str(s.hops),
+        [str(h) for h in known] + ["unknown"],
+        "Success by hop distance",
+        "calls from cause to effect",
     )
 
 

@@ -55,6 +55,8 @@ def task_toml(task: Task, image: TaskImage) -> str:
         "complexity_pct": task.difficulty.complexity_pct,
         "n_functions": task.difficulty.n_functions,
     }
+    if task.difficulty.hops is not None:  # TOML has no null: unknown is absent
+        metadata["hops"] = task.difficulty.hops
     lines = ['schema_version = "1.4"', "", "[metadata]"]
     lines += [f"{key} = {_toml(value)}" for key, value in metadata.items()]
     lines += [

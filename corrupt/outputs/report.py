@@ -73,6 +73,7 @@ def write_report(data: ReportData, out: Path) -> Path:
         figures.difficulty_map(data.tasks),
         figures.failing_tests(data.tasks),
         figures.bug_mix(data.tasks),
+        figures.hops_map(data.tasks),
     ]
     scored = []
     if data.scores:
@@ -80,6 +81,7 @@ def write_report(data: ReportData, out: Path) -> Path:
             figures.success_by_percentile(data.scores, "centrality"),
             figures.success_by_percentile(data.scores, "complexity"),
             figures.success_by_functions(data.scores),
+            figures.success_by_hops(data.scores),
             figures.precision_recall_by_bugs(data.scores),
         ]
     rendered = iter(_embed(fig, first=i == 0) for i, fig in enumerate(plots + scored))

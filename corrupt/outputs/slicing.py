@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from corrupt.corruptors.models import CorruptionKind
 from corrupt.errors import InputError
 from corrupt.selection.models import SliceSpec
+from corrupt.tasks.effects import HopBand
 from corrupt.tasks.models import Task
 from corrupt.tasks.modes import BuildMode
 
@@ -30,8 +31,10 @@ def slice_tasks(
     *,
     modes: Iterable[BuildMode] | None = None,
     kinds: Iterable[CorruptionKind] | None = None,
+    hops: HopBand = HopBand(),
 ) -> list[Task]:
-    """The tasks inside ``spec`` whose build mode and kind are among those asked for (all if none)."""
+    """The tasks inside ``spec`` and ``hops`` whose build mode and kind are among those
+    asked for (all if none)."""
     wanted_modes = set(modes or ()) or None
     wanted_kinds = set(kinds or ()) or None
     return [
@@ -40,6 +43,7 @@ def slice_tasks(
         if spec.contains(t.difficulty.centrality_pct, t.difficulty.complexity_pct)
         and (wanted_modes is None or build_mode(t) in wanted_modes)
         and (wanted_kinds is None or t.kind in wanted_kinds)
+        and hops.contains(t.difficulty.hops)
     ]
 
 

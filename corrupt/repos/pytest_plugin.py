@@ -213,7 +213,7 @@ class _Reporter:
             if call.excinfo is not None:
                 info.update(_describe(call.excinfo))
                 if self.tree is not None:
-                    info["trace"] = self.tree.effect(call.excinfo.tb)
+                    info["trace"] = self.tree.effect(call.excinfo)
             else:  # e.g. strict xpass: no exception, just a failed report
                 info.update(exc_type=None, message=str(report.longrepr)[-_MAX_MESSAGE:], frames=[])
         elif report.skipped and "skipped" not in info:
@@ -503,21 +503,34 @@ class _CallTree:
         elif event == "return" and self.node_of.get(id(frame)) == self.stack[-1] != -1:
             self.stack.pop()
 
-    def effect(self, tb):
-        """Where the failure surfaces and each target's distance to it, in call steps."""
+    def effect(self, excinfo):
+        """Where the failure surfaces and each target's distance to it, in call steps.
+
+        A doctest's examples are compiled as ``<doctest ...>``, outside the tree: when
+        nothing of the repository raised, the failing example's line in its docstring
+        is where the error surfaces, and the example itself is the root caller."""
         sys.setprofile(self._previous)  # the hook must not see the reporting below
+        failure = _doctest_failure(excinfo.value)
+        inner = getattr(failure, "exc_info", None)  # an example that raised
         last = None
-        for frame, line in traceback.walk_tb(tb):
+        for frame, line in traceback.walk_tb(inner[2] if inner else excinfo.tb):
             if self._kind(frame.f_code)[0]:
                 last = (frame, line)
-        if last is None:
+        reason = f"the trace was cut at {self.LIMIT} calls" if self.cut else None
+        if last is not None:
+            frame, line = last
+            effect = {"file": _relative(frame.f_code.co_filename), "line": line,
+                      "function": frame.f_code.co_name}  # fmt: skip
+            node = self.node_of.get(id(frame))
+        elif failure is not None and failure.test.lineno is not None:
+            test = failure.test
+            line = test.lineno + failure.example.lineno + 1  # both count from 0
+            effect = {"file": _relative(test.filename), "line": line,
+                      "function": test.name}  # fmt: skip
+            node = -1
+        else:
             return {"effect": None, "hops": [None] * len(self.targets), "calls": self.calls,
                     "reason": "no frame of the repository in the traceback"}  # fmt: skip
-        frame, line = last
-        effect = {"file": _relative(frame.f_code.co_filename), "line": line,
-                  "function": frame.f_code.co_name}  # fmt: skip
-        node = self.node_of.get(id(frame))
-        reason = f"the trace was cut at {self.LIMIT} calls" if self.cut else None
         if node is None:
             reason = reason or "the failing frame was not traced"
             hops = [None] * len(self.targets)
@@ -543,6 +556,16 @@ class _CallTree:
             if best is None or up + above[at] < best:
                 best = up + above[at]
         return best
+
+
+def _doctest_failure(error):
+    """The first failed example of a doctest's failure (stdlib's, or pytest's several), or None."""
+    failures = getattr(error, "failures", None)  # pytest's MultipleDoctestFailures
+    if failures:
+        error = failures[0]
+    if hasattr(error, "test") and hasattr(error, "example"):
+        return error
+    return None
 
 
 # -- coverage ---------------------------------------------------------------

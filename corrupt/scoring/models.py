@@ -10,14 +10,23 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from corrupt.errors import InputError
+from corrupt.scoring.localization import Localization
 
 
 class Prediction(BaseModel):
-    """One line of SWE-bench's predictions format."""
+    """One line of SWE-bench's predictions format, with an optional DSDBench-style
+    ``localization`` (see :mod:`corrupt.scoring.localization`)."""
 
     instance_id: str
     model_name_or_path: str
     model_patch: str = ""
+    localization: Localization | list[Localization] | None = None
+
+    @property
+    def localizations(self) -> list[Localization] | None:
+        if self.localization is None:
+            return None
+        return self.localization if isinstance(self.localization, list) else [self.localization]
 
     @property
     def patch_sha256(self) -> str:
@@ -56,6 +65,11 @@ class Score(BaseModel):
     patch_sha256: str
     test_runs: int
     seconds: float
+    hops: int | None = None  # the task's difficulty.hops
+    # Per bug, where the prediction carries a localization (None: it carries none)
+    cause_hit: list[bool] | None = None
+    effect_hit: list[bool | None] | None = None
+    error_match: list[bool | None] | None = None
 
     @property
     def key(self) -> tuple[str, str, str, int]:

@@ -38,6 +38,7 @@ from corrupt.errors import InputError, SandboxError
 from corrupt.repos.models import Checkout, Environment, TestReport
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.workspace import Workspace
+from corrupt.scoring.localization import localization_hits
 from corrupt.scoring.models import Prediction, Score, load_predictions
 from corrupt.scoring.patch import (
     Edit,
@@ -397,12 +398,20 @@ class _Judged:
             "n_functions": task.difficulty.n_functions,
             "centrality_pct": task.difficulty.centrality_pct,
             "complexity_pct": task.difficulty.complexity_pct,
+            "hops": task.difficulty.hops,
             "bugs": self.bugs,
             "epsilon": self.epsilon,
             "patch_sha256": self.prediction.patch_sha256,
             "test_runs": runs,
             "seconds": round(time.monotonic() - started, 3),
+            **self._localized(),
         }
+
+    def _localized(self) -> dict[str, object]:
+        given = self.prediction.localizations
+        if given is None:
+            return {}
+        return vars(localization_hits(self.task, given))
 
     def failed(
         self, error: str, started: float, runs: int, *, applied: bool, forged: bool = False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from corrupt.scoring.models import Score
@@ -24,6 +25,10 @@ class ScoreGroup:
     recall: float
     applied_pct: float
     tampered: int
+    # DSDBench localization, % of bugs hit where predictions localized them (None: none did)
+    cause_pct: float | None = None
+    effect_pct: float | None = None
+    error_pct: float | None = None
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -53,7 +58,16 @@ def _group(key: tuple[str, str, str, str, int | str], scores: list[Score]) -> Sc
         recall=round(sum(s.recall for s in scores) / len(scores), 4),
         applied_pct=_pct(sum(s.applied for s in scores), len(scores)),
         tampered=sum(s.tests_tampered for s in scores),
+        cause_pct=_share(s.cause_hit for s in scores),
+        effect_pct=_share(s.effect_hit for s in scores),
+        error_pct=_share(s.error_match for s in scores),
     )
+
+
+def _share(per_score: Iterable[list[bool] | list[bool | None] | None]) -> float | None:
+    """Percent of the judged bugs (not None) hit, over the scores that carry a verdict."""
+    judged = [hit for hits in per_score if hits is not None for hit in hits if hit is not None]
+    return _pct(sum(judged), len(judged)) if judged else None
 
 
 def _pct(part: int, whole: int) -> float:

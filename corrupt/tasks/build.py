@@ -50,7 +50,7 @@ from corrupt.selection.models import ComplexityMetric, Group, SliceSpec, Target
 from corrupt.source.edits import EditScriptError
 from corrupt.source.functions import TargetNotFound
 from corrupt.tasks.assemble import build_task
-from corrupt.tasks.effects import trace_effects
+from corrupt.tasks.effects import HopBand, trace_effects
 from corrupt.tasks.engine import engine_identity
 from corrupt.tasks.models import Task
 from corrupt.tasks.modes import BuildMode, ScreeningMode, TaskMode
@@ -128,6 +128,8 @@ class BuildOptions:
     llm_model: str | None = None
     llm_attempts: int = 5
     apr_budget: int = 0  # > 0: run the APR baseline on the written tasks with this budget
+    min_hops: int | None = None  # discovery and multi tasks: the traced hop band (HopBand)
+    max_hops: int | None = None
 
     def checked(self) -> BuildOptions:
         """These options with every choice turned into its enum; a one-line error for a bad one."""
@@ -137,6 +139,11 @@ class BuildOptions:
             raise InputError("--jobs must be at least 1")
         if self.apr_budget < 0:
             raise InputError("--apr-budget must be 0 (off) or more")
+        self.hop_band.checked()
+        if self.hop_band.limited and self.mode == BuildMode.REMOVE:
+            raise InputError(
+                "--min-hops/--max-hops need discovery or multi tasks: remove tasks are not traced"
+            )
         if self.functions < 2:
             raise InputError("--functions must be at least 2 for multi-function tasks")
         if self.mode != ALL_MODES:
@@ -153,6 +160,10 @@ class BuildOptions:
         if self.ray_address and self.executor != "ray":
             raise InputError("--ray-address needs --executor ray")
         return self
+
+    @property
+    def hop_band(self) -> HopBand:
+        return HopBand(self.min_hops, self.max_hops)
 
     def modes(self) -> list[BuildMode]:
         return (
@@ -719,7 +730,12 @@ class _Run:
                 task,
                 {path: ch.corrupted for path, ch in corruption.files.items()},
                 lambda files, tests, targets: screener.run(files, tests=tests, trace=targets),
+                {t.qualname: t.covering_tests for t in cand.targets},
             )
+            band = self.o.hop_band
+            if not band.contains(task.difficulty.hops):
+                detail = f"{task.difficulty.hops} hops, {band.describe()} wanted"
+                return corruption, None, None, Rejection(RejectionKind.HOPS, detail)
         files = {path: [ch.original, ch.corrupted] for path, ch in corruption.files.items()}
         return corruption, task, files, None
 

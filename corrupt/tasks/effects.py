@@ -12,8 +12,10 @@ function and the frame where its error surfaces.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
+from corrupt.errors import InputError
 from corrupt.repos.models import TestReport, TraceTarget
 from corrupt.source.edits import apply_edit_script
 from corrupt.source.functions import extent, functions_in, matches, parsed
@@ -22,19 +24,73 @@ from corrupt.tasks.models import BugRecord, EffectRecord, Task
 # Tests traced per bug: tracing follows every call, so a few, not a suite.
 MAX_TRACED_TESTS = 30
 
+NOT_CALLED = (
+    "the failing test does not call the function while it runs "
+    "(it ran at import or collection, or in another process)"
+)
+
 TracedRun = Callable[[dict[str, str], Sequence[str], Sequence[TraceTarget]], TestReport]
 
 
-def trace_effects(task: Task, corrupted: dict[str, str], run: TracedRun) -> None:
+@dataclass(frozen=True)
+class HopBand:
+    """``--min-hops``/``--max-hops``: tasks whose ``difficulty.hops`` (the farthest any of
+    their bugs' failures surfaces from its cause) lies within, ends included. With
+    either end set, a task whose distance is unknown is outside."""
+
+    low: int | None = None
+    high: int | None = None
+
+    @property
+    def limited(self) -> bool:
+        return self.low is not None or self.high is not None
+
+    def checked(self) -> HopBand:
+        if any(end is not None and end < 0 for end in (self.low, self.high)):
+            raise InputError("--min-hops and --max-hops count call steps: 0 or more")
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise InputError(f"--min-hops {self.low} is above --max-hops {self.high}")
+        return self
+
+    def contains(self, hops: int | None) -> bool:
+        if not self.limited:
+            return True
+        return (
+            hops is not None
+            and (self.low is None or hops >= self.low)
+            and (self.high is None or hops <= self.high)
+        )
+
+    def describe(self) -> str:
+        if self.high is None:
+            return f"at least {self.low}"
+        if self.low is None:
+            return f"at most {self.high}"
+        return f"{self.low} to {self.high}"
+
+
+def trace_effects(
+    task: Task,
+    corrupted: dict[str, str],
+    run: TracedRun,
+    covering: Mapping[str, Sequence[str]] | None = None,
+) -> None:
     """Fill in each bug's effect (and the task's ``difficulty.hops``) from traced runs of
-    its failing tests; ``run(files, tests, targets)`` runs ``tests`` with ``files`` written."""
-    tests = sorted(task.tests.fail_to_pass)[:MAX_TRACED_TESTS]
+    its failing tests; ``run(files, tests, targets)`` runs ``tests`` with ``files`` written.
+
+    ``covering`` (target qualname -> the tests that ran it at baseline) narrows a bug's
+    tests to those that can fail because of it: a test that never runs a function
+    cannot fail for a bug in it alone, and the first tests by id may all belong to
+    another bug of the task."""
+    failing = sorted(task.tests.fail_to_pass)
     alone = bugs_alone(task, corrupted)
     for bug, files in zip(task.bugs, alone, strict=True):
         target = target_span(bug, files.get(bug.file, corrupted.get(bug.file, "")))
         if target is None:
             bug.effect.hop_reason = f"{bug.target} is not found in {bug.file}"
             continue
+        runs_it = set((covering or {}).get(bug.target, ()))
+        tests = ([t for t in failing if t in runs_it] or failing)[:MAX_TRACED_TESTS]
         report = run(files, tests, [target])
         bug.effect = effect_from(report, tests, bug.effect)
     known = [b.effect.hop_distance for b in task.bugs if b.effect.hop_distance is not None]
@@ -102,6 +158,6 @@ def effect_from(report: TestReport, tests: Sequence[str], before: EffectRecord) 
             file=trace.effect.file, line=trace.effect.line, function=trace.effect.function
         )
     hops = trace.hops[0] if trace.hops else None
-    reason = trace.reason or "the failing test never calls the function in its own process"
+    reason = trace.reason or NOT_CALLED
     update.update(hop_distance=hops, hop_reason=None if hops is not None else reason)
     return before.model_copy(update=update)

@@ -76,11 +76,26 @@ def answers(built, tmp_path_factory) -> tuple[Path, dict[str, dict], dict[str, d
             scenarios["workaround"] = (task, patch)
             break
     assert "workaround" in scenarios, "no target of the example build could be worked around"
+    bug = discovery["bugs"][0]
+    effect = bug["effect"]
+    localized = {  # DSDBench-style localizations: the gold answer's right, the empty one's wrong
+        "gold-" + discovery["task_id"]: {
+            "cause": [f"{bug['file']}:{bug['lines'][0]}"],
+            "effect": f"{effect['file']}:{effect['line']}",
+            "error": f"{effect['exception']}: whatever the message",
+        },
+        "empty": [{"cause": [f"{bug['file']}:1"], "effect": "tests/nowhere.py:3", "error": "Zzz"}],
+    }
     predictions = tmp_path_factory.mktemp("score") / "predictions.jsonl"
     predictions.write_text(
         "".join(
             json.dumps(
-                {"instance_id": task["task_id"], "model_name_or_path": name, "model_patch": patch}
+                {
+                    "instance_id": task["task_id"],
+                    "model_name_or_path": name,
+                    "model_patch": patch,
+                    **({"localization": localized[name]} if name in localized else {}),
+                }
             )
             + "\n"
             for name, (task, patch) in scenarios.items()

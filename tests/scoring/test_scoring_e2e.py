@@ -39,6 +39,30 @@ def test_an_empty_patch_resolves_nothing(answers):
     assert score["right_function"] is False
 
 
+def test_localizations_are_scored_per_bug_the_way_dsdbench_scores_them(answers):
+    _, tasks, scores = answers
+    right = next(
+        s
+        for k, s in scores.items()
+        if k.startswith("gold-") and "cause_hit" in s and s["cause_hit"]
+    )
+    assert (right["cause_hit"], right["effect_hit"], right["error_match"]) == (
+        [True],
+        [True],
+        [True],
+    )
+    wrong = scores["empty"]
+    assert (wrong["cause_hit"], wrong["effect_hit"], wrong["error_match"]) == (
+        [False],
+        [False],
+        [False],
+    )
+    unlocalized = scores["fix-plus-unrelated"]
+    assert (
+        unlocalized["cause_hit"] is unlocalized["effect_hit"] is unlocalized["error_match"] is None
+    )
+
+
 def test_an_unrelated_extra_edit_costs_precision_only(answers):
     score = answers[2]["fix-plus-unrelated"]
     assert score["resolved"] and score["recall"] == 1.0 and score["right_function"] is True

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 pytestmark = pytest.mark.slow
-PLOTS_WITH_SCORES = 7  # difficulty, failing tests, bug mix; four score plots
+PLOTS_WITH_SCORES = 9  # difficulty, failing tests, bug mix, hops; five score plots
 
 
 def chromium() -> str:
@@ -32,7 +32,7 @@ def headless(page: Path, *args: str) -> subprocess.CompletedProcess:
         [
             chromium(), "--headless", "--no-sandbox", "--disable-gpu",
             "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-            "--virtual-time-budget=20000", "--window-size=1300,4200", *args, page.as_uri(),
+            "--virtual-time-budget=20000", "--window-size=1300,5200", *args, page.as_uri(),
         ],
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
@@ -86,6 +86,8 @@ def test_every_plot_renders_with_a_size_and_data(report):
         "Tasks by difficulty",
         "Success by centrality",
         "Precision and recall by bug count",
+        "Cause to effect, in calls",
+        "Success by hop distance",
     ):
         assert title in dom
 

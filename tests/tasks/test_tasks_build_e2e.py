@@ -328,3 +328,30 @@ def test_a_suite_over_budget_builds_tasks_that_run_the_cut(tmp_path):
     assert tests["command"].endswith("python -m pytest tests/test_total.py")
     named = {n.split("::")[0] for n in tests["fail_to_pass"] + tests["pass_to_pass"]}
     assert named == {"tests/test_total.py"}
+
+
+def test_every_traced_bug_has_an_effect_and_a_hop_distance_or_its_reason(built, tmp_path):
+    out, tasks = built
+    traced = [t for t in tasks if t["mode"] == "discovery"]
+    assert traced and any(t["kind"] == "multi" for t in traced)
+    for task in traced:
+        for bug in task["bugs"]:
+            effect = bug["effect"]
+            assert effect["test"] in task["tests"]["fail_to_pass"], effect
+            assert effect["file"] and effect["line"] and effect["exception"], effect
+            assert (effect["hop_distance"] is None) == bool(effect["hop_reason"]), effect
+        known = [b["effect"]["hop_distance"] for b in task["bugs"]]
+        assert task["difficulty"]["hops"] == max((h for h in known if h is not None), default=None)
+    hops = sorted({t["difficulty"]["hops"] for t in traced if t["difficulty"]["hops"] is not None})
+    assert hops, "no traced distance on the example"
+    # slice by hops: the tasks at most the smallest distance, then the rest
+    low = tmp_path / "near.jsonl"
+    result = run_corrupt("slice", str(out), "--out", str(low), "--max-hops", str(hops[0]))
+    assert result.returncode == 0, result.stderr
+    near = [json.loads(line) for line in low.read_text().splitlines()]
+    assert near and all(t["difficulty"]["hops"] <= hops[0] for t in near)
+    assert all(t["mode"] == "discovery" for t in near)  # remove tasks have no distance
+    bad = run_corrupt("slice", str(out), "--out", str(low), "--min-hops", "3", "--max-hops", "1")
+    assert bad.returncode == 2 and "--min-hops 3 is above --max-hops 1" in bad.stderr
+    refused = run_corrupt("build", str(out), "--mode", "remove", "--min-hops", "1")
+    assert refused.returncode == 2 and "remove tasks are not traced" in refused.stderr

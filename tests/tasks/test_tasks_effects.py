@@ -76,6 +76,14 @@ def test_a_crash_inside_the_target_gives_zero_and_one_in_its_caller_gives_one(ch
     assert (trace.effect.function, trace.effect.line, trace.hops) == ("line_total", 9, [1])
 
 
+def test_a_failing_doctest_surfaces_at_its_example_which_is_the_root_caller(chain):
+    wrong = original(chain).replace('return item["price"]', 'return item["price"] + 1')
+    doctest = "tests/test_prices.txt::test_prices.txt"
+    trace = traced(chain, wrong, [doctest], [UNIT_PRICE]).results[doctest].trace
+    assert (trace.effect.file, trace.effect.line) == ("tests/test_prices.txt", 2)
+    assert trace.hops == [3]  # the example -> order_total -> line_total -> unit_price
+
+
 def test_a_target_the_failing_test_never_calls_has_no_distance(chain):
     wrong = original(chain).replace('return item["price"]', 'return item["price"] + 1')
     report = traced(chain, wrong, [T + "test_unit_price"], [DISCOUNT])
