@@ -129,7 +129,7 @@ def prepare(
     elif python is None and sandbox.picks_python:
         pinned = _supported_python(pinned, note)
     with stage("environment"):
-        env = sandbox.prepare(pinned, progress=env_progress)
+        pinned, env = _environment(pinned, sandbox, note, env_progress, dating=baseline is None)
     with stage("baseline"):
         if baseline is None:
             pinned, env, baseline = _green_baseline(
@@ -174,6 +174,39 @@ def _dated(committed: str | None) -> bool:
         return False
     age = datetime.now(UTC) - datetime.fromisoformat(committed.replace("Z", "+00:00"))
     return age > RECENT
+
+
+def _environment(
+    pinned: Checkout,
+    sandbox: Sandbox,
+    note: Callable[[str], None] | None,
+    progress: Callable[[str], None] | None,
+    *,
+    dating: bool,
+) -> tuple[Checkout, Environment]:
+    """The environment with today's packages, else, when installing fails, with those of
+    the commit's date: a build backend or dependency released since may refuse what the
+    commit declares (flit_core 4 no longer reads ``[tool.flit.metadata]``)."""
+    try:
+        return pinned, sandbox.prepare(pinned, progress=progress)
+    except InstallError as failed:
+        if not dating or pinned.packages_as_of or not sandbox.dates_packages:
+            raise
+        if not _dated(pinned.committed) or NETWORK_FAILURE.search(str(failed)):
+            raise
+        first = failed
+    dated = replace(pinned, packages_as_of=pinned.committed)
+    _note(
+        note,
+        f"installing failed with today's packages ({first}); trying the packages released "
+        f"by {dated.committed}, the commit's date",
+    )
+    try:
+        return dated, sandbox.prepare(dated, progress=progress)
+    except InstallError as again:
+        raise InstallError(
+            f"{first}; with the packages of {dated.committed} too: {again}"
+        ) from None
 
 
 def _installed(version: str) -> bool:

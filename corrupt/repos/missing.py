@@ -67,10 +67,13 @@ def imported_by_project(root: Path, module: str) -> bool:
 
 
 def _held(root: Path, module: str) -> bool:
-    """The project has a module or package of that name somewhere in its tree."""
-    if _project_paths(root, f"{module}.py"):
-        return True
-    return bool(_project_paths(root, f"{module}/__init__.py"))
+    """The project has a module or package of that name that imports as a top-level name:
+    somewhere in its tree, in a folder that is no package itself (pytest puts such
+    folders on the path). ``uvicorn/protocols/websockets/`` is ``uvicorn.protocols.websockets``
+    and holds no ``websockets``."""
+    found = _project_paths(root, f"{module}.py")
+    found += [path.parent for path in _project_paths(root, f"{module}/__init__.py")]
+    return any(not (path.parent / "__init__.py").is_file() for path in found)
 
 
 def distribution_for(root: Path, module: str) -> str:

@@ -129,7 +129,7 @@ def suite_args(tree: Path, *, paths: bool = True, subset: Sequence[str] = ()) ->
 # Screening runs the suite of one working copy hundreds of times; reading its
 # CI and tox files (tens of ms) is done once per copy and configuration state.
 CONFIG_FILES = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "tox.toml",
-                "noxfile.py", "Makefile", ".github/workflows")  # fmt: skip
+                "noxfile.py", "Makefile", "makefile", "GNUmakefile", ".github/workflows")  # fmt: skip
 
 
 def _config_stamp(tree: Path) -> tuple[tuple[str, int, int], ...]:

@@ -459,13 +459,13 @@ def _unittest_args(words: list[str]) -> list[str] | None:
         return coverage[2:]
     if words[:3] == ["python", "setup.py", "test"]:
         return []
-    if (
-        words[0] == "python"
-        and len(words) > 1
-        and re.search(r"(^|/)(test_\w*|tests?|\w*_tests?)\.py$", words[1])
-    ):
-        return [words[1]]  # a test module run as a script: its unittest.main()
+    script = coverage[:1] if coverage is not None else words[1:2] if words[0] == "python" else []
+    if script and TEST_SCRIPT.search(script[0]):
+        return script  # a test module run as a script (under coverage too): its unittest.main()
     return None
+
+
+TEST_SCRIPT = re.compile(r"(^|/)(test_\w*|tests?|\w*_tests?)\.py$")
 
 
 def _stestr_as_unittest(root: Path, words: list[str]) -> list[str]:
@@ -859,9 +859,12 @@ def _hatch_installs(env: Any) -> list[str]:
     return ["pip", "install", *map(str, deps), *([f".[{','.join(features)}]"] if features else [])]
 
 
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the names make reads, in its order
+
+
 def _make_commands(root: Path, target: str) -> list[list[str]]:
-    path = root / "Makefile"
-    text = _read(path) if path.is_file() else None
+    path = next((root / name for name in MAKEFILES if (root / name).is_file()), None)
+    text = _read(path) if path is not None else None
     if text is None:
         return []
     lines = re.sub(r"\\\n", " ", text).splitlines()

@@ -415,3 +415,29 @@ def test_a_script_named_like_a_test_is_not_collected(tmp_path_factory, tmp_path)
         in out
     )
     assert "tests: 1 passing" in out
+
+
+# flit_core 4 no longer reads [tool.flit.metadata]; the flit_core of 2023 (3.9) does
+OLD_FLIT = {
+    "pyproject.toml": (
+        '[build-system]\nrequires = ["flit_core"]\nbuild-backend = "flit_core.buildapi"\n\n'
+        '[tool.flit.metadata]\nmodule = "nu"\nauthor = "a"\nauthor-email = "a@example.invalid"\n'
+    ),
+    "nu.py": '"""Old-style flit metadata."""\n\n__version__ = "1.0"\n\n\ndef one():\n    return 1\n',
+    "tests/test_nu.py": "from nu import one\n\n\ndef test_one():\n    assert one() == 1\n",
+}
+
+
+def test_an_install_that_fails_with_todays_packages_gets_those_of_its_commit_date(
+    tmp_path_factory, tmp_path
+):
+    make_repo(tmp_path / "nu", OLD_FLIT, when=COMMITTED)
+    proc = corrupt_cli(
+        "baseline", str(tmp_path / "nu"), "--explain", tmp_path_factory=tmp_path_factory
+    )
+    assert proc.returncode == 0, proc.stderr
+    err = " ".join(proc.stderr.split())
+    assert "installing failed with today's packages" in err and "tool.flit.metadata" in err
+    assert f"trying the packages released by {COMMITTED}, the commit's date" in err
+    assert "tests: 1 passing" in proc.stdout
+    assert f"packages: as released by {COMMITTED}" in proc.stdout

@@ -130,6 +130,23 @@ def test_a_module_of_the_project_itself_is_never_installed_from_the_index(
     assert not imported_by_project(tmp_path / "selfish", "six")
 
 
+def test_a_subpackage_named_like_a_dependency_does_not_hide_it(sandbox, tmp_path_factory, tmp_path):
+    make_repo(
+        tmp_path / "relay",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "relay"\nversion = "1"\n',
+            "relay/__init__.py": "",
+            # relay.protocols.tomli_w is the project's; `import tomli_w` is still the index's
+            "relay/protocols/__init__.py": "",
+            "relay/protocols/tomli_w/__init__.py": "X = 1\n",
+            "tests/test_relay.py": USES_TOMLI_W,
+        },
+    )
+    pinned, baseline = folder_baseline(tmp_path / "relay", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_relay.py::test_writes_toml"]
+    assert added(pinned, tmp_path_factory) == ["tomli-w (collection could not import tomli_w)"]
+
+
 def test_a_git_url_that_cannot_be_fetched_is_taken_from_the_index(
     sandbox, tmp_path_factory, tmp_path
 ):
@@ -188,7 +205,15 @@ def test_a_plugin_that_needs_pytests_cache_runs(sandbox, tmp_path_factory, tmp_p
     assert not (pinned.path / ".pytest_cache").exists()
 
 
-def test_a_root_tests_py_the_makefile_runs(sandbox, tmp_path_factory, tmp_path):
+@pytest.mark.parametrize(
+    ("makefile", "recipe"),
+    [
+        ("Makefile", "$(PYTHON) tests.py"),
+        # make reads a lowercase makefile too; coverage.py running the script runs it as well
+        ("makefile", "$(PYTHON) -Wd -m coverage run --branch --source=rooted tests.py"),
+    ],
+)
+def test_a_root_tests_py_the_makefile_runs(sandbox, tmp_path_factory, tmp_path, makefile, recipe):
     make_repo(
         tmp_path / "rooted",
         {
@@ -199,7 +224,7 @@ def test_a_root_tests_py_the_makefile_runs(sandbox, tmp_path_factory, tmp_path):
                 "    def test_inc(self):\n        self.assertEqual(inc(1), 2)\n\n"
                 "if __name__ == '__main__':\n    unittest.main()\n"
             ),
-            "Makefile": "PYTHON ?= python3\n\ntests:\n\t$(PYTHON) tests.py\n",
+            makefile: f"PYTHON ?= python3\n\ntests:\n\t{recipe}\n",
         },
     )
     _, baseline = folder_baseline(tmp_path / "rooted", sandbox, tmp_path_factory)
