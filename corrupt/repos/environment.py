@@ -60,7 +60,13 @@ from corrupt.repos.installplan import (
 from corrupt.repos.interpreters import Interpreter, interpreter_hint, which_interpreter
 from corrupt.repos.launch import network_mode, started, unboxed
 from corrupt.repos.limits import confined
-from corrupt.repos.missing import distribution_for, imported_by_project, missing_modules
+from corrupt.repos.missing import (
+    distribution_for,
+    imported_by_project,
+    imported_in_tests,
+    missing_modules,
+    named_distribution,
+)
 from corrupt.repos.models import Checkout, Environment, Limits
 from corrupt.repos.requirements import index_fallback, requirement_items
 from corrupt.repos.runner import LINTERS_OFF, PYTEST_NO_TESTS, import_root, suite_args
@@ -342,6 +348,7 @@ def _build(
         if missing:
             raise InstallError(f"{', '.join(missing)} did not install; log: {log}")
         pytest_pin = _fit_collection(installer, source, progress)
+        _install_test_imports(installer, source, progress)
         recipe = {
             "version": checkout.version,
             "packages_as_of": checkout.packages_as_of,
@@ -430,6 +437,41 @@ def _fit_collection(
             return pin
         pin = older
     return pin
+
+
+# Prints which of the modules named on its command line the interpreter cannot find.
+FIND_MISSING = (
+    "import importlib.util, json, sys; "
+    "print('lacking: ' + json.dumps([m for m in sys.argv[1:] if importlib.util.find_spec(m) is None]))"
+)
+MAX_TEST_IMPORTS = 8
+
+
+def _install_test_imports(
+    installer: _Installer, root: Path, progress: Callable[[str], None] | None
+) -> None:
+    """Modules the test files import where collection does not reach (inside a test
+    function), that the environment lacks and a file of the project names a
+    distribution for (``extras_require={"extras": ["numpy"]}``): installed and recorded.
+    An import no project file names stays out (an optional one the test skips without)."""
+    modules = imported_in_tests(root)
+    if not modules:
+        return
+    probe = [str(installer.python), "-c", FIND_MISSING, *modules]
+    returncode, output = installer.probe(
+        "modules the tests import", probe, {"PYTHONPATH": import_root(root)}
+    )
+    found = re.search(r"^lacking: (\[.*\])$", output, re.MULTILINE)
+    if returncode or found is None:
+        return
+    named = [(m, d) for m in json.loads(found.group(1)) if (d := named_distribution(root, m))]
+    for module, distribution in named[:MAX_TEST_IMPORTS]:
+        _say(progress, f"a test imports {module}, which {distribution} provides: installing it")
+        try:
+            installer.install(f"test import {module}", [distribution])
+        except InstallError:
+            continue
+        installer.fallbacks.append(f"{distribution} (a test imports {module})")
 
 
 def _install_missing(

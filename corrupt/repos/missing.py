@@ -17,6 +17,7 @@ Pure functions of text and the project's files: nothing here installs.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -49,6 +50,7 @@ NAMING_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.p
                 "Makefile", "environment.yml", "Pipfile")  # fmt: skip
 SKIPPED_FOLDERS = frozenset({".git", ".tox", ".nox", ".venv", "venv", "node_modules", "build"})
 MAX_FILES = 5000
+TEST_FILES = ("test_*.py", "*_test.py", "tests.py", "conftest.py")
 
 
 def missing_modules(output: str) -> list[str]:
@@ -79,12 +81,37 @@ def _held(root: Path, module: str) -> bool:
 def distribution_for(root: Path, module: str) -> str:
     """The distribution to install for ``module``: the name a project file gives it
     (``pytest_mock`` -> ``pytest-mock`` when setup.py says so), else the published name."""
+    return named_distribution(root, module) or PUBLISHED_AS.get(module) or module.replace("_", "-")
+
+
+def named_distribution(root: Path, module: str) -> str | None:
+    """The distribution providing ``module`` as a file where the project names its
+    dependencies spells it; None when none names it."""
     wanted = {_squashed(module), _squashed(PUBLISHED_AS.get(module, module))}
     for text in _naming_texts(root):
         for word in re.findall(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
             if _squashed(word) in wanted:
                 return str(word)
-    return PUBLISHED_AS.get(module) or module.replace("_", "-")
+    return None
+
+
+def imported_in_tests(root: Path) -> list[str]:
+    """Top-level modules the test files import anywhere in them (inside a test function
+    too, where collection does not reach), that the project does not hold; stdlib included
+    (the caller asks the environment what it lacks)."""
+    found: dict[str, None] = {}
+    for pattern in TEST_FILES:
+        for path in _project_paths(root, pattern):
+            try:
+                tree = ast.parse(_read(path))
+            except (SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    found.update(dict.fromkeys(a.name.split(".")[0] for a in node.names))
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    found[node.module.split(".")[0]] = None
+    return [m for m in found if not _held(root, m)]
 
 
 def _squashed(name: str) -> str:

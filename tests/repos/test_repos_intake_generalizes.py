@@ -147,6 +147,29 @@ def test_a_subpackage_named_like_a_dependency_does_not_hide_it(sandbox, tmp_path
     assert added(pinned, tmp_path_factory) == ["tomli-w (collection could not import tomli_w)"]
 
 
+def test_a_module_a_test_imports_inside_it_is_installed_when_the_project_names_it(
+    sandbox, tmp_path_factory, tmp_path
+):
+    make_repo(
+        tmp_path / "inner",
+        {
+            # named in an extra no test group is called after: intake does not install it
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "inner"\nversion = "1"\n'
+            '[project.optional-dependencies]\nformats = ["tomli-w"]\n',
+            "inner.py": "X = 1\n",
+            "tests/test_inner.py": (
+                "def test_writes_toml():\n    import tomli_w\n\n"
+                "    assert tomli_w.dumps({'k': 'v'}) == 'k = \"v\"\\n'\n\n\n"
+                "def test_optional():\n    try:\n        import six  # named nowhere: left out\n"
+                "    except ImportError:\n        return\n"
+            ),
+        },
+    )
+    pinned, baseline = folder_baseline(tmp_path / "inner", sandbox, tmp_path_factory)
+    assert len(baseline.tests) == 2
+    assert added(pinned, tmp_path_factory) == ["tomli-w (a test imports tomli_w)"]
+
+
 def test_a_git_url_that_cannot_be_fetched_is_taken_from_the_index(
     sandbox, tmp_path_factory, tmp_path
 ):
