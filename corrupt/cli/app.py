@@ -629,6 +629,9 @@ def score(
     sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where the patched code runs"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
     epsilon: int = typer.Option(2, help="extra edited lines per bug that precision tolerates"),
+    task_set: Path | None = typer.Option(
+        None, "--tasks", help="task JSONL (corrupt slice's) to score on instead of the whole build"
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the aggregate as JSON"),
 ) -> None:
     """Grade predicted patches: resolved, right function, PDB precision and recall."""
@@ -646,6 +649,7 @@ def score(
         sandbox=sandbox,
         base_image=base_image,
         epsilon=epsilon,
+        tasks=task_set,
     )
     shown = err_console if as_json else console
     with RichScoreProgress(shown) as progress:
@@ -658,8 +662,10 @@ def score(
     wide = console if console.is_terminal else Console(width=max(console.width, 110), emoji=False)
     wide.print(score_table(groups))
     resolved = sum(s.resolved for s in run.scores)
+    missing = sum(run.missing.values())
+    absent = f" ({missing} tasks without a prediction count as unresolved)" if missing else ""
     console.print(
-        f"{resolved} of {len(run.scores)} predictions resolved -> {run.out}", highlight=False
+        f"{resolved} of {len(run.scores)} resolved{absent} -> {run.out}", highlight=False
     )
 
 
@@ -718,6 +724,11 @@ def slice_command(
     where = spec.describe() + (f", {hops.describe()} hops" if hops.limited else "")
     if not chosen:
         raise SelectionError(f"none of the {len(tasks)} tasks in {source} is in slice {where}")
+    if spec.name != "all":  # the records say which slice they were chosen for
+        chosen = [
+            t.model_copy(update={"difficulty": t.difficulty.model_copy(update={"slice": spec.name})})
+            for t in chosen
+        ]
     export_tasks(chosen, ExportFormat.JSONL, out)
     console.print(f"{len(chosen)} of {len(tasks)} tasks in slice {where} -> {out}", highlight=False)
 

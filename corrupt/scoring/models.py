@@ -66,6 +66,7 @@ class Score(BaseModel):
     test_runs: int
     seconds: float
     hops: int | None = None  # the task's difficulty.hops
+    missing: bool = False  # the model gave no prediction for this task of the set
     # Per bug, where the prediction carries a localization (None: it carries none)
     cause_hit: list[bool] | None = None
     effect_hit: list[bool | None] | None = None

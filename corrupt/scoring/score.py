@@ -29,6 +29,7 @@ import json
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -72,6 +73,7 @@ class ScoreOptions:
     base_image: str | None = None
     isolation: bool = True
     epsilon: int = 2
+    tasks: Path | None = None  # a task JSONL (a slice): the task set instead of the whole build
 
 
 class ScoreProgress:
@@ -90,6 +92,9 @@ class ScoreRun:
     out: Path
     reused: int  # read back from an earlier, interrupted run
     unknown: list[str] = field(default_factory=list)  # predicted ids the build does not hold
+    missing: dict[str, int] = field(
+        default_factory=dict
+    )  # model -> tasks it gave no prediction for
 
 
 @dataclass
@@ -131,6 +136,8 @@ def score_predictions(options: ScoreOptions, progress: ScoreProgress | None = No
     store = Store.open(folder)
     try:
         tasks = {t.task_id: t for t in store.list_tasks()}
+        if options.tasks is not None:
+            tasks = _task_set(options.tasks, tasks, folder)
         known = [p for p in predictions if p.instance_id in tasks]
         files = {p.instance_id: store.task_files(p.instance_id) for p in known}
         info = store.checkout_info()
@@ -143,7 +150,8 @@ def score_predictions(options: ScoreOptions, progress: ScoreProgress | None = No
             f"(first: {predictions[0].instance_id})"
         )
     if unknown:
-        progress.note(f"{len(unknown)} predictions name tasks not in {folder}; skipped")
+        where = options.tasks or folder
+        progress.note(f"{len(unknown)} predictions name tasks not in {where}; skipped")
     out = options.out or folder / SCORES_DIR / f"{Path(options.predictions).stem}.jsonl"
     _check_out(Path(out), Path(options.predictions))
     wanted = [(p, _key(p, options.epsilon)) for p in known]
@@ -174,8 +182,54 @@ def score_predictions(options: ScoreOptions, progress: ScoreProgress | None = No
         finally:
             sandbox.close()
     scores = [done[key] for _, key in wanted]
+    absent = _missing(tasks, known, options.epsilon)
+    missing = dict(Counter(s.model for s in absent))
+    for model, count in sorted(missing.items()):
+        progress.note(f"{model} gave no prediction for {count} of {len(tasks)} tasks: unresolved")
+    scores += absent
     _write_all(out, scores)  # in prediction order, whatever order they finished in
-    return ScoreRun(scores, out, len(wanted) - len(todo), unknown)
+    return ScoreRun(scores, out, len(wanted) - len(todo), unknown, missing)
+
+
+def _task_set(path: Path, tasks: dict[str, Task], folder: Path) -> dict[str, Task]:
+    """The build's tasks a task JSONL (``corrupt slice``'s) lists, with its slice labels."""
+    from corrupt.outputs.slicing import read_jsonl
+
+    listed = read_jsonl(Path(path))
+    foreign = [t.task_id for t in listed if t.task_id not in tasks]
+    if foreign:
+        raise InputError(
+            f"{path} lists {len(foreign)} tasks {folder} does not hold (first: {foreign[0]})"
+        )
+    if not listed:
+        raise InputError(f"{path} lists no tasks")
+    return {
+        t.task_id: tasks[t.task_id].model_copy(
+            update={
+                "difficulty": tasks[t.task_id].difficulty.model_copy(
+                    update={"slice": t.difficulty.slice}
+                )
+            }
+        )
+        for t in listed
+    }
+
+
+def _missing(tasks: dict[str, Task], known: list[Prediction], epsilon: int) -> list[Score]:
+    """For each model, a zero score per task of the set it gave no prediction for: a
+    solver that gives up on hard tasks must not score higher than one that tries."""
+    answered: dict[str, set[str]] = {}
+    for prediction in known:
+        answered.setdefault(prediction.model_name_or_path, set()).add(prediction.instance_id)
+    absent = []
+    for model, ids in answered.items():
+        for task_id, task in tasks.items():
+            if task_id not in ids:
+                nothing = Prediction(instance_id=task_id, model_name_or_path=model)
+                judged = _Judged(task, nothing, epsilon, len(task.bugs))
+                score = judged.failed("no prediction", time.monotonic(), 0, applied=False)
+                absent.append(score.model_copy(update={"missing": True}))
+    return absent
 
 
 def _check_out(out: Path, predictions: Path) -> None:

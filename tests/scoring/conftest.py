@@ -106,5 +106,6 @@ def answers(built, tmp_path_factory) -> tuple[Path, dict[str, dict], dict[str, d
         "score", str(out), str(predictions), "--out", str(scores_path), "--jobs", "2", "--json"
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    scores = {s["model"]: s for s in map(json.loads, scores_path.read_text().splitlines())}
+    lines = list(map(json.loads, scores_path.read_text().splitlines()))
+    scores = {s["model"]: s for s in lines if not s["missing"]}
     return predictions, {k: v[0] for k, v in scenarios.items()}, scores

@@ -116,18 +116,47 @@ def test_a_rerun_reuses_every_score_and_a_cut_line_is_scored_once_more(
     predictions, _, scores = answers
     scores_path = predictions.with_name("scores.jsonl")
     copy = tmp_path / "scores.jsonl"
-    lines = scores_path.read_text().splitlines(keepends=True)
+    every = scores_path.read_text().splitlines(keepends=True)
+    lines = [line for line in every if not json.loads(line)["missing"]]  # the predictions'
     copy.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])  # killed mid-write
     result = run_corrupt("score", str(built[0]), str(predictions), "--out", str(copy))
     assert result.returncode == 0, result.stderr[-2000:]
     text = " ".join(result.stdout.split())
     assert f"{len(lines) - 1} of {len(lines)} predictions already scored" in text
     again = copy.read_text().splitlines()
-    assert len(again) == len(lines)
-    rescored = json.loads(again[-1])
+    assert len(again) == len(every)  # the tasks without a prediction come back too
+    rescored = json.loads(again[len(lines) - 1])
     before = json.loads(lines[-1])
     assert (rescored["model"], rescored["resolved"]) == (before["model"], before["resolved"])
-    assert again[:-1] == [line.rstrip("\n") for line in lines[:-1]]
+    assert again[: len(lines) - 1] == [line.rstrip("\n") for line in lines[:-1]]
+
+
+def test_tasks_without_a_prediction_count_as_unresolved_on_the_task_set_given(
+    built, tmp_path, run_corrupt
+):
+    out, tasks = built
+    chosen = tasks[:3]
+    slice_file = tmp_path / "three.jsonl"
+    slice_file.write_text("".join(json.dumps(t) + "\n" for t in chosen))
+    gold = tmp_path / "one.jsonl"
+    gold.write_text(json.dumps({"instance_id": chosen[0]["task_id"], "model_name_or_path": "m",
+                                "model_patch": chosen[0]["fix_patch"]}) + "\n")  # fmt: skip
+    scores = tmp_path / "scores.jsonl"
+    result = run_corrupt(
+        "score", str(out), str(gold), "--tasks", str(slice_file), "--out", str(scores)
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    text = " ".join(result.stdout.split())
+    assert "m gave no prediction for 2 of 3 tasks: unresolved" in text
+    assert "1 of 3 resolved (2 tasks without a prediction count as unresolved)" in text
+    lines = [json.loads(line) for line in scores.read_text().splitlines()]
+    assert [s["task_id"] for s in lines] == [t["task_id"] for t in chosen]
+    assert [(s["resolved"], s["missing"]) for s in lines] == [
+        (True, False),
+        (False, True),
+        (False, True),
+    ]
+    assert lines[1]["error"] == "no prediction" and not lines[1]["applied"]
 
 
 def test_score_refuses_bad_input_in_one_line(built, tmp_path, run_corrupt):
