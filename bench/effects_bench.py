@@ -33,6 +33,12 @@ def build(repo: str, out: Path, mode: str, n: int, seed: int) -> None:
         )
 
 
+def folder_name(repo: str) -> str:
+    """``/tmp/src/h2`` -> h2, ``file:///m/Pylons+venusian/repo@SHA`` -> Pylons+venusian."""
+    path = repo.split("@")[0].rstrip("/").removesuffix(".git").removesuffix("/repo")
+    return path.rsplit("/", 1)[-1]
+
+
 def mode_of(task: Task) -> str:
     return "multi" if task.kind == "multi" else task.mode
 
@@ -78,7 +84,7 @@ def main() -> None:
     args = parser.parse_args()
     tasks: list[Task] = []
     for repo in args.repos:
-        out = args.work / Path(repo.rstrip("/").split("@")[0]).name.removesuffix(".git")
+        out = args.work / folder_name(repo)
         for mode in ("discovery", "multi"):
             build(repo, out, mode, args.n, args.seed)
         if not (out / STORE_NAME).exists():
