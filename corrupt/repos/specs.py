@@ -131,4 +131,17 @@ def _parse_local(text: str) -> RepoSpec:
         )
     if not path.is_dir():
         raise InputError(f"{text} is not a folder: give the repository's folder")
+    if _is_bare(path):  # no files to read in place: cloned, as its file:// URL would be
+        url = f"file://{path.resolve()}"
+        return _parse_url(url if rev is None else f"{url}@{rev}", "file")
     return RepoSpec("local", str(path.resolve()), rev)
+
+
+def _is_bare(path: Path) -> bool:
+    """A bare git repository (a mirror, a server's copy): git's files, no work tree."""
+    return (
+        (path / "HEAD").is_file()
+        and (path / "objects").is_dir()
+        and (path / "refs").is_dir()
+        and not (path / ".git").exists()
+    )

@@ -237,7 +237,9 @@ def test_slice_filters_by_difficulty_mode_and_kind(build, tmp_path: Path) -> Non
     )
     assert {json.loads(x)["kind"] for x in out.read_text().splitlines()} == {"multi", "deletion"}
     # the records say the slice they were chosen for (built as "hard")
-    assert {json.loads(x)["difficulty"]["slice"] for x in out.read_text().splitlines()} == {"custom"}
+    assert {json.loads(x)["difficulty"]["slice"] for x in out.read_text().splitlines()} == {
+        "custom"
+    }
     run(
         "slice", str(out), "--out", str(tmp_path / "again.jsonl"), "--kind", "deletion"
     )  # a JSONL source

@@ -282,3 +282,13 @@ def test_default_cache_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     pinned = checkout(parse_spec(str(plain_folder(tmp_path / "p"))))
     assert pinned.path.is_relative_to(tmp_path / "xdg" / "corrupt" / "repos" / "local")
     shutil.rmtree(tmp_path / "xdg")
+
+
+def test_a_bare_repository_given_as_a_path_is_cloned_as_its_file_url(
+    upstream, tmp_path: Path
+) -> None:
+    repo, remote, first, second = upstream
+    assert parse_spec(str(remote)) == at(remote)
+    assert parse_spec(f"{remote}@v1.0") == at(remote, "v1.0")
+    pinned = checkout(parse_spec(f"{remote}@v1.0"), cache_dir=tmp_path / "cache")
+    assert pinned.commit == first and (pinned.path / "README").read_text() == "v1\n"
