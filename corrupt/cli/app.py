@@ -664,9 +664,7 @@ def score(
     resolved = sum(s.resolved for s in run.scores)
     missing = sum(run.missing.values())
     absent = f" ({missing} tasks without a prediction count as unresolved)" if missing else ""
-    console.print(
-        f"{resolved} of {len(run.scores)} resolved{absent} -> {run.out}", highlight=False
-    )
+    console.print(f"{resolved} of {len(run.scores)} resolved{absent} -> {run.out}", highlight=False)
 
 
 @app.command()
@@ -726,7 +724,9 @@ def slice_command(
         raise SelectionError(f"none of the {len(tasks)} tasks in {source} is in slice {where}")
     if spec.name != "all":  # the records say which slice they were chosen for
         chosen = [
-            t.model_copy(update={"difficulty": t.difficulty.model_copy(update={"slice": spec.name})})
+            t.model_copy(
+                update={"difficulty": t.difficulty.model_copy(update={"slice": spec.name})}
+            )
             for t in chosen
         ]
     export_tasks(chosen, ExportFormat.JSONL, out)

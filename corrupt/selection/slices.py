@@ -44,19 +44,31 @@ def parse_band(text: str, option: str) -> tuple[float, float]:
         ) from None
     if not (0.0 <= lo < hi <= 100.0):
         raise InputError(f"{option} {text!r}: need 0 <= LO < HI <= 100")
+    fraction = next((v for v in (lo, hi) if 0.0 < v < 1.0), None)
+    if fraction is not None:
+        raise InputError(
+            f"{option} {text!r}: percentiles run 0-100, and {fraction:g} reads as a fraction "
+            f"(write {fraction * 100:g} for the {fraction * 100:g}th percentile)"
+        )
     return lo, hi
 
 
 def slice_spec(
     name: str | None, centrality_pct: str | None = None, complexity_pct: str | None = None
 ) -> SliceSpec:
-    """The slice a user asked for; explicit bands override that axis of a named band."""
+    """The slice a user asked for: a named band, or explicit percentile bands (an axis
+    not given is whole); both at once is refused, since either could be meant."""
     key = (name or "all").strip().lower()
     if key not in NAMED_SLICES:
         raise InputError(f"unknown slice {name!r}; choose one of {', '.join(NAMED_SLICES)}")
     base = NAMED_SLICES[SliceName(key)]
     if centrality_pct is None and complexity_pct is None:
         return base
+    if key != SliceName.ALL:
+        raise InputError(
+            f"--slice {key} is a band on both axes ({base.describe()}); give it or "
+            "--centrality-pct/--complexity-pct, not both"
+        )
     return SliceSpec(
         "custom",
         parse_band(centrality_pct, "--centrality-pct") if centrality_pct else base.centrality,

@@ -36,10 +36,17 @@ def test_named_slices() -> None:
     assert slice_spec(None, None, None).contains(0, 100)
 
 
-def test_explicit_bands_override_one_axis() -> None:
-    spec = slice_spec("hard", None, "0:50")
-    assert spec == SliceSpec("custom", (90.0, 100.0), (0.0, 50.0))
+def test_explicit_bands_leave_the_other_axis_whole_and_never_mix_with_a_named_one() -> None:
     assert slice_spec(None, "75", None) == SliceSpec("custom", (75.0, 100.0), (0.0, 100.0))
+    assert slice_spec("all", "90", "0:50") == SliceSpec("custom", (90.0, 100.0), (0.0, 50.0))
+    with pytest.raises(InputError, match="--slice hard is a band on both axes"):
+        slice_spec("hard", None, "0:50")
+
+
+@pytest.mark.parametrize(("band", "meant"), [("0.5", "50"), ("0:0.9", "90")])
+def test_a_fraction_is_not_taken_for_a_percentile(band, meant) -> None:
+    with pytest.raises(InputError, match=f"write {meant} for the {meant}th percentile"):
+        slice_spec(None, band, None)
 
 
 @pytest.mark.parametrize(

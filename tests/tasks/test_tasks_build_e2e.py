@@ -260,7 +260,7 @@ def test_impossible_slice_is_a_clear_error(example, built, tmp_path):
         "--centrality-pct",
         "99.9",
         "--complexity-pct",
-        "0:0.1",
+        "0:1",
         "--out",
         str(tmp_path / "o"),
     )
