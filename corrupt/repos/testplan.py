@@ -515,7 +515,10 @@ def _kept_pytest_args(root: Path, args: list[str]) -> tuple[list[str], list[str]
                 and not word.startswith("--")
                 and word[:2] in ("-n", "-W", "-p", "-r", "-o")
             )
-            i += 2 if name in SKIPPED_WITH_VALUE and not has_value and not short_joined else 1
+            # ``--cov`` takes a value only sometimes: an option never eats the next option
+            takes = name in SKIPPED_WITH_VALUE and not has_value and not short_joined
+            following = args[i + 1] if i + 1 < len(args) else ""
+            i += 2 if takes and not following.startswith("-") else 1
         elif _is_test_path(root, word) or (pyargs and re.match(r"^[\w.]+$", word)):
             paths.append(word)
             i += 1

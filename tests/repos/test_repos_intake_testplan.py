@@ -400,3 +400,11 @@ def test_scripts_follow_pytests_own_file_pattern_and_doctest_runs_keep_them(tmp_
         tmp_path / "doctest", {**files, "pytest.ini": "[pytest]\naddopts = --doctest-modules\n"}
     )
     assert plan_tests(doctests).scripts == []
+
+
+def test_an_option_whose_value_is_optional_never_takes_the_next_option(tmp_path):
+    # pytest-cov's --cov stands alone here; --cov-config's value is no test path
+    ci = "jobs:\n  t:\n    steps:\n      - run: pytest -ra --cov --cov-config pyproject.toml -n auto tests\n"
+    root = tree(tmp_path, {**SUITE, "pyproject.toml": "", ".github/workflows/ci.yml": ci})
+    plan = plan_tests(root)
+    assert plan.paths == ["tests"]
