@@ -747,6 +747,11 @@ def materialize(
     base_image: str | None = typer.Option(
         None, help="base image if the repository's image must be built"
     ),
+    env: bool = typer.Option(
+        True,
+        "--env/--no-env",
+        help="copy the environment the task was verified in (less the project) to OUT/.venv",
+    ),
 ) -> None:
     """Write a task's corrupted repository with a fresh one-commit history, problem and test command."""
     from corrupt.outputs.materialize import (
@@ -764,11 +769,14 @@ def materialize(
             highlight=False,
         )
     else:
-        task, path = materialize_from_store(folder, task_id, out)
+        task, path = materialize_from_store(folder, task_id, out, environment=env)
     audit_line = _audited(folder, [path], "materialized", image)
     console.print(f"task {task.task_id} ({task.mode}/{task.kind}) -> {path}", highlight=False)
+    venv = " (in the environment it was verified in, .venv)" if env and not image else ""
     console.print(
-        f"read {path / 'PROBLEM.md'}; run the tests with {path / RUNNER_FILE}", highlight=False
+        f"read {path / 'PROBLEM.md'}; run the tests with {path / RUNNER_FILE}{venv}; "
+        "the answer is the change, as `git diff` in that folder shows it",
+        highlight=False,
     )
     console.print(audit_line, highlight=False, soft_wrap=True)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from corrupt.errors import CorruptError, InputError, StoreError
+from corrupt.outputs.task_env import TASK_VENV, task_environment
 from corrupt.repos.models import Checkout, RepoSpec
 from corrupt.tasks.models import Task
 
@@ -60,10 +61,20 @@ def runner_script(command: str) -> str:
     return (
         "#!/usr/bin/env bash\n"
         "# Runs this task's tests from the repository root; extra arguments are passed on.\n"
+        "# The environment the task was verified in is .venv, when materialize made one.\n"
         "set -euo pipefail\n"
         'cd "$(dirname "${BASH_SOURCE[0]}")"\n'
+        f"if [ -x {TASK_VENV}/bin/python ]; then\n"
+        f'  export VIRTUAL_ENV="$PWD/{TASK_VENV}" PATH="$PWD/{TASK_VENV}/bin:$PATH"\n'
+        "fi\n"
         f'exec env {command} "$@"\n'  # env: the command may start with VAR=value
     )
+
+
+HOW_TO_WORK = (
+    "\n---\nRun the tests with `./{runner}` (extra arguments go to pytest). Your answer is "
+    "your change to this repository, as `git diff` shows it.\n"
+)
 
 
 def task_manifest(task: Task) -> dict[str, Any]:
@@ -146,8 +157,9 @@ def _write_repo(task: Task, root: Path, tree: Path, files: dict[str, tuple[str, 
     info = root / ".git" / "info"
     info.mkdir(exist_ok=True)
     with (info / "exclude").open("a", encoding="utf-8") as fh:
-        fh.write(f"/{PROBLEM_FILE}\n/{TASK_FILE}\n/{RUNNER_FILE}\n")
-    (root / PROBLEM_FILE).write_text(task.problem_statement.rstrip("\n") + "\n", encoding="utf-8")
+        fh.write(f"/{PROBLEM_FILE}\n/{TASK_FILE}\n/{RUNNER_FILE}\n/{TASK_VENV}/\n")
+    problem = task.problem_statement.rstrip("\n") + "\n" + HOW_TO_WORK.format(runner=RUNNER_FILE)
+    (root / PROBLEM_FILE).write_text(problem, encoding="utf-8")
     (root / TASK_FILE).write_text(
         json.dumps(task_manifest(task), indent=2) + "\n", encoding="utf-8"
     )
@@ -216,13 +228,41 @@ def _load(store_dir: Path, task_id: str) -> tuple[Task, dict[str, Any], dict[str
 
 
 def materialize_from_store(
-    store_dir: Path, task_id: str, out: Path, *, cache_dir: Path | None = None
+    store_dir: Path,
+    task_id: str,
+    out: Path,
+    *,
+    cache_dir: Path | None = None,
+    environment: bool = False,
 ) -> tuple[Task, Path]:
-    """Look ``task_id`` (or a unique prefix) up in a build folder and materialise it."""
+    """Look ``task_id`` (or a unique prefix) up in a build folder and materialise it;
+    with ``environment``, the venv it was verified in (less the project's code) goes
+    to ``out/.venv`` and ``run_tests.sh`` uses it (see :mod:`task_env`)."""
     task, info, files = _load(store_dir, task_id)
-    return task, materialize_task(
-        task, out, tree=original_tree(info, cache_dir=cache_dir), files=files
-    )
+    pinned = original_checkout(info, cache_dir=cache_dir)
+    source = _verified_venv(pinned) if environment else None
+    path = materialize_task(task, out, tree=pinned.path, files=files)
+    if source is not None:
+        try:
+            task_environment(source, path / TASK_VENV)
+        except BaseException:
+            shutil.rmtree(path, ignore_errors=True)
+            raise
+        _same_times(path / TASK_VENV, task.created_at)
+        os.utime(path, (os.stat(path / TASK_FILE).st_mtime,) * 2)
+    return task, path
+
+
+def _verified_venv(pinned: Checkout) -> Path:
+    """The local venv of the build's checkout (built now if the cache lost it)."""
+    from corrupt.repos.local import LocalSandbox
+
+    sandbox = LocalSandbox()
+    try:
+        env = sandbox.prepare(pinned)
+    finally:
+        sandbox.close()
+    return Path(env.location)
 
 
 def materialize_image_from_store(

@@ -110,7 +110,9 @@ def test_materialized_repo_hides_the_original(
     folder, tasks, _ = build
     task, files = tasks[name]
     out = tmp_path / "task"
-    result = run("materialize", task.task_id[:8], "--out", str(out), "--store", str(folder))
+    result = run(
+        "materialize", task.task_id[:8], "--out", str(out), "--store", str(folder), "--no-env"
+    )
     assert result.exit_code == 0, result.output
     log = subprocess.run(
         ["git", "log", "--format=%H %s"], cwd=out, capture_output=True, text=True, check=True
@@ -150,6 +152,7 @@ def test_run_tests_script_shows_the_failure(build, tmp_path: Path) -> None:
             str(out),
             "--store",
             str(folder),
+            "--no-env",  # the repository test below runs the example's own environment
         ).exit_code
         == 0
     )

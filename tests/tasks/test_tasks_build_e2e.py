@@ -355,3 +355,31 @@ def test_every_traced_bug_has_an_effect_and_a_hop_distance_or_its_reason(built, 
     assert bad.returncode == 2 and "--min-hops 3 is above --max-hops 1" in bad.stderr
     refused = run_corrupt("build", str(out), "--mode", "remove", "--min-hops", "1")
     assert refused.returncode == 2 and "remove tasks are not traced" in refused.stderr
+
+
+def test_a_materialized_task_runs_in_its_own_environment_from_a_bare_shell(built, tmp_path):
+    out, tasks = built
+    task = next(t for t in tasks if t["mode"] == "discovery")
+    folder = tmp_path / "task"
+    done = run_corrupt("materialize", task["task_id"], "--store", str(out), "--out", str(folder))
+    assert done.returncode == 0, done.stderr
+    assert "git diff" in done.stdout and "git diff" in (folder / "PROBLEM.md").read_text()
+    site = next((folder / ".venv").glob("lib/python*/site-packages"))
+    # the project's metadata stays, its installed (original) code does not
+    assert list(site.glob("minishop-*.dist-info")) and not (site / "minishop").exists()
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=folder, capture_output=True, text=True
+    )
+    assert status.stdout == ""  # .venv is excluded like the task's own notes
+    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    ran = subprocess.run(
+        [str(folder / "run_tests.sh"), "-rA", "-p", "no:cacheprovider"],
+        cwd=tmp_path, env=bare, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    failed = set(re.findall(r"^(?:FAILED|ERROR) (\S+)", ran.stdout, re.MULTILINE))
+    assert ran.returncode == 1 and failed == set(task["tests"]["fail_to_pass"]), ran.stdout[-2000:]
+    version = subprocess.run(
+        [str(folder / ".venv/bin/python"), "-c", "import importlib.metadata as m; print(m.version('minishop'))"],
+        capture_output=True, text=True, env=bare,
+    )  # fmt: skip
+    assert version.returncode == 0 and version.stdout.strip()
