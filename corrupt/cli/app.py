@@ -12,6 +12,7 @@ import functools
 import inspect
 import os
 import shlex
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
@@ -48,6 +49,29 @@ app = typer.Typer(
 # written, and rich's table of emoji (a large module) is never loaded.
 console = Console(emoji=False)
 err_console = Console(stderr=True, emoji=False)
+# What the README, the report and the task records call centrality is the graph's harmonic
+CENTRALITY_NAMES = {"centrality": "harmonic", "reach": "harmonic"}
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from corrupt import __version__
+
+        console.print(f"corrupt {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="print the version and exit",
+    ),
+) -> None:
+    """Turn real, well-tested Python repositories into verified code-repair tasks."""
 
 
 STAGE_LABELS = {
@@ -865,27 +889,38 @@ def search(
 def graph(
     path: Path = typer.Argument(..., help="repository or package folder to analyse"),
     json_out: Path | None = typer.Option(
-        None, "--json", help="write the adjacency map {caller: [callees]}"
+        None, "--json", help="write the adjacency map {caller: [callees]} to a file ('-': stdout)"
     ),
     csv_out: Path | None = typer.Option(
         None, "--csv", help="write one row per function with every metric"
     ),
     top: int = typer.Option(20, "--top", min=1, help="functions shown in the table"),
-    sort: str = typer.Option("harmonic", "--sort", help="metric to rank by (any --csv column)"),
+    sort: str = typer.Option(
+        "harmonic",
+        "--sort",
+        help="metric to rank by (any --csv column; centrality, reach: harmonic)",
+    ),
     exclude: list[str] | None = typer.Option(
         None, "--exclude", help="extra glob to leave out (repeatable; 'dir/' for folders)"
     ),
-    no_default_excludes: bool = typer.Option(False, help="analyse tests, docs, examples... too"),
-    no_cache: bool = typer.Option(False, help="ignore and do not write the parse cache"),
+    no_default_excludes: bool = typer.Option(
+        False, "--no-default-excludes", help="analyse tests, docs, examples... too"
+    ),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="ignore and do not write the parse cache"
+    ),
 ) -> None:
     """Index a repository, build its call graph and show the top functions by a metric."""
     from corrupt.cli.tables import metrics_table
     from corrupt.errors import InputError
     from corrupt.graph import DEFAULT_EXCLUDES, build_code_graph
-    from corrupt.graph.report import METRICS, write_csv, write_json
+    from corrupt.graph.report import METRICS, adjacency_json, write_csv, write_json
 
+    sort = CENTRALITY_NAMES.get(sort, sort)
     if sort not in METRICS:
         raise InputError(f"unknown --sort {sort!r}; choose one of: {', '.join(METRICS)}")
+    to_stdout = json_out == Path("-")
+    shown = err_console if to_stdout else console  # stdout is the JSON's alone
     if not path.is_dir():
         raise InputError(f"{path} is not a directory")
     rules = (() if no_default_excludes else DEFAULT_EXCLUDES) + tuple(exclude or ())
@@ -894,13 +929,15 @@ def graph(
         err_console.print(
             f"skipped {escape(skipped.file)}: {escape(skipped.reason)}", highlight=False
         )
-    console.print(metrics_table(code_graph, sort, top))
-    if json_out is not None:
+    shown.print(metrics_table(code_graph, sort, top))
+    if to_stdout:
+        sys.stdout.write(adjacency_json(code_graph))
+    elif json_out is not None:
         write_json(code_graph, json_out)
-        console.print(f"adjacency map written to {escape(str(json_out))}", highlight=False)
+        shown.print(f"adjacency map written to {escape(str(json_out))}", highlight=False)
     if csv_out is not None:
         write_csv(code_graph, csv_out)
-        console.print(f"metrics written to {escape(str(csv_out))}", highlight=False)
+        shown.print(f"metrics written to {escape(str(csv_out))}", highlight=False)
 
 
 def main() -> None:  # pragma: no cover - console entry point

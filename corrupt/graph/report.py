@@ -25,9 +25,13 @@ def top_functions(graph: CodeGraph, sort: str, top: int) -> list[tuple[Symbol, F
     return rows[:top]
 
 
-def write_json(graph: CodeGraph, path: Path) -> None:
+def adjacency_json(graph: CodeGraph) -> str:
     """The adjacency map ``{caller: [callee, ...]}``, every node a key."""
-    path.write_text(json.dumps(graph.adjacency(), indent=2) + "\n", encoding="utf-8")
+    return json.dumps(graph.adjacency(), indent=2) + "\n"
+
+
+def write_json(graph: CodeGraph, path: Path) -> None:
+    path.write_text(adjacency_json(graph), encoding="utf-8")
 
 
 def write_csv(graph: CodeGraph, path: Path) -> None:

@@ -140,3 +140,21 @@ def test_graph_command_imports_no_other_stage(tmp_path, run):
     assert not {m for m in modules if m.startswith(HEAVY_OURS)}
     if run == "warm":  # a cached graph needs neither the extractor, the resolver nor the metrics
         assert not {"corrupt.graph.extract", "corrupt.graph.resolve", "rustworkx"} & modules
+
+
+def test_json_to_stdout_alone_and_centrality_by_any_of_its_names(tmp_path):
+    root = project(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "corrupt.cli", "graph", str(root), "--json", "-", "--sort", "reach",
+         "--no-cache"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "shop.price" in json.loads(done.stdout)  # stdout is the JSON, the table went to stderr
+    assert "harmonic" in done.stderr and not (Path.cwd() / "-").exists()
+
+
+def test_version_and_flags_that_read_as_written():
+    assert runner.invoke(app, ["--version"]).output.startswith("corrupt ")
+    shown = runner.invoke(app, ["graph", "--help"], terminal_width=200).output
+    assert "--no-cache" in shown and "--no-no-cache" not in shown
