@@ -698,13 +698,15 @@ def report(
     scores: list[Path] | None = typer.Option(
         None, "--scores", help="scores JSONL of corrupt score (repeatable: one per model or run)"
     ),
-    out: Path = typer.Option(Path("report.html"), help="HTML file to write"),
+    out: Path | None = typer.Option(
+        None, help="HTML file to write (default: BUILD/report.html, beside the exports and scores)"
+    ),
 ) -> None:
     """Write one self-contained HTML page: the build, its tasks' difficulty, and scores."""
     from corrupt.outputs.report import load_report_data, write_report
 
     data = load_report_data(build, list(scores or []))
-    written = write_report(data, out)
+    written = write_report(data, out or Path(build) / "report.html")
     console.print(
         f"report of {len(data.tasks)} tasks and {len(data.scores)} scores -> {written}",
         highlight=False,

@@ -116,3 +116,10 @@ def test_report_refuses_bad_input_in_one_line(built, tmp_path, run_corrupt):
         assert result.returncode == 2, result.stderr
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r.html").exists()
+
+
+def test_the_report_goes_into_the_build_folder_by_default(built, tmp_path, run_corrupt):
+    folder = shutil.copytree(built[0], tmp_path / "build")
+    result = run_corrupt("report", str(folder))
+    assert result.returncode == 0, result.stderr
+    assert (folder / "report.html").is_file() and str(folder / "report.html") in result.stdout
