@@ -148,8 +148,10 @@ def _write_repo(task: Task, root: Path, tree: Path, files: dict[str, tuple[str, 
     shutil.copytree(tree, root, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
     for path, (_, corrupted) in files.items():
         target = root / path
-        target.chmod(target.stat().st_mode | stat.S_IWUSR)  # copies keep a read-only source's mode
+        mode = stat.S_IMODE(target.stat().st_mode)
+        target.chmod(mode | stat.S_IWUSR)  # copies keep a read-only source's mode
         target.write_text(corrupted, encoding="utf-8", newline="")
+        target.chmod(mode)  # and so does the corrupted file: its mode gives nothing away
     when = {"GIT_AUTHOR_DATE": task.created_at, "GIT_COMMITTER_DATE": task.created_at}
     run_git(["init", "-q", "-b", "main"], root, when)
     run_git(["add", "--all", "--force", "."], root, when)

@@ -181,10 +181,16 @@ def test_materialize_refuses_a_used_folder_and_a_changed_tree(tmp_path: Path) ->
     with pytest.raises(InputError, match="not empty"):
         materialize_task(task, used, tree=tree, files=files)
     (tree / "src/shop/pricing.py").chmod(0o444)  # a read-only source still materialises
+    (tree / "src/shop/tax.py").chmod(0o444)
     made = materialize_task(task, tmp_path / "ok", tree=tree, files=files)
     assert (made / "src/shop/pricing.py").read_bytes() == ADVERSARIAL[
         "src/shop/pricing.py"
     ].encode()
+    # the corrupted file keeps its source's mode, as every other file does
+    assert {
+        (made / f).stat().st_mode & 0o777 for f in ("src/shop/pricing.py", "src/shop/tax.py")
+    } == {0o444}
+    (tree / "src/shop/tax.py").chmod(0o644)
     (tree / "src/shop/pricing.py").chmod(0o644)
     (tree / "src/shop/pricing.py").write_text(PRICING + "\n# edited\n", encoding="utf-8")
     with pytest.raises(StoreError, match="changed since the build"):
