@@ -78,8 +78,10 @@ class Edit:
 
     @property
     def content(self) -> tuple[str, str]:
-        """What the edit leaves behind: the new text, or for a Delete the text removed."""
-        return (self.kind, self.original if self.kind == "Delete" else self.modified)
+        """What the edit leaves behind: the new text, or for a Delete the text removed,
+        compared without its whitespace (the same fix indented otherwise is the same fix)."""
+        text = self.original if self.kind == "Delete" else self.modified
+        return (self.kind, " ".join(text.split()))
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ the same file, it
 1. stands on a line the bug's ground truth edits (exact line), or
 2. belongs to a change block that holds such an edit (containing: a hunk
    that rewrites a region around the bug), or
-3. lies within ε lines of one of the bug's edits and leaves the same content
-   (nearby with identical content: the same fix one line off).
+3. lies within ε lines of one of the bug's edits and leaves the same content,
+   whitespace aside (nearby with identical content: the same fix one line off,
+   or indented otherwise).
 
 An edit aligned with several bugs goes to the nearest. A bug needs as many
 edits as its ground truth has; up to ε extra aligned edits per bug are

@@ -89,6 +89,10 @@ def test_precision_counts_unaligned_and_excess_edits():
     assert align([], truth, 2).precision is None
     assert align(nearby_same, truth, 2).aligned == [nearby_same]  # one line off, same content
     assert align(nearby_same, truth, 0).aligned == [[]]
+    indented = [Edit("m.py", 12, "Modify", "line 12", "    line  10\t", block=5)]
+    assert align(indented, truth, 2).aligned == [indented]  # whitespace aside, the same fix
+    partial = [Edit("m.py", 11, "Modify", "line 11", "line 1", block=6)]
+    assert align(partial, truth, 2).aligned == [[]]  # other content off the bug's lines
     block = [Edit("m.py", n, "Modify", f"line {n}", f"line {n}", block=4) for n in range(5, 16)]
     result = align(block, truth, 2)
     assert len(result.aligned[0]) == 11 and result.precision == round(3 / 11, 4)
