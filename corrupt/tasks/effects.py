@@ -21,8 +21,10 @@ from corrupt.source.edits import apply_edit_script
 from corrupt.source.functions import extent, functions_in, matches, parsed
 from corrupt.tasks.models import BugRecord, EffectRecord, Task
 
-# Tests traced per bug: tracing follows every call, so a few, not a suite.
+# Tests traced per run: tracing follows every call, so a few, not a suite; a bug none of
+# whose first tests fails alone (they fail with another bug of the task) gets more runs.
 MAX_TRACED_TESTS = 30
+MAX_TRACED_RUNS = 3
 
 NOT_CALLED = (
     "the failing test does not call the function while it runs "
@@ -90,9 +92,14 @@ def trace_effects(
             bug.effect.hop_reason = f"{bug.target} is not found in {bug.file}"
             continue
         runs_it = set((covering or {}).get(bug.target, ()))
-        tests = ([t for t in failing if t in runs_it] or failing)[:MAX_TRACED_TESTS]
-        report = run(files, tests, [target])
-        bug.effect = effect_from(report, tests, bug.effect)
+        candidates = [t for t in failing if t in runs_it] or failing
+        for start in range(
+            0, min(len(candidates), MAX_TRACED_RUNS * MAX_TRACED_TESTS), MAX_TRACED_TESTS
+        ):
+            tests = candidates[start : start + MAX_TRACED_TESTS]
+            bug.effect = effect_from(run(files, tests, [target]), tests, bug.effect)
+            if bug.effect.test is not None:  # one of them failed with the bug alone
+                break
     known = [b.effect.hop_distance for b in task.bugs if b.effect.hop_distance is not None]
     task.difficulty.hops = max(known) if known else None
 

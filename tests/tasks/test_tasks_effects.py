@@ -11,6 +11,7 @@ from corrupt.repos.models import TraceTarget
 from corrupt.repos.runner import run_tests
 from corrupt.repos.workspace import Workspace
 from corrupt.source.edits import changed_lines, edit_script
+from corrupt.tasks import effects
 from corrupt.tasks.effects import trace_effects
 from corrupt.tasks.models import (
     BugRecord,
@@ -156,3 +157,26 @@ def test_older_records_keep_their_static_distance_as_such():
     assert old.hop_reason == "recorded before effects were traced"
     again = EffectRecord.model_validate(old.model_dump())
     assert again == old
+
+
+def test_a_bug_whose_first_tests_fail_only_with_another_gets_another_run(chain, monkeypatch):
+    source = original(chain)
+    corrupted = source.replace('return item["price"]', 'return item["price"] + 1').replace(
+        "return 1 - rate", "return 1 + rate"
+    )
+    task = two_bug_task(source, corrupted)
+    task.tests.fail_to_pass.append(T + "test_a_single_item")  # breaks with the price bug only
+    monkeypatch.setattr(effects, "MAX_TRACED_TESTS", 1)
+    sandbox, env, workspace = chain
+    ran: list[list[str]] = []
+
+    def run(files, tests, targets):
+        ran.append(list(tests))
+        with workspace.patched(files):
+            return run_tests(sandbox, env, workspace.path, select=list(tests), trace=targets)
+
+    trace_effects(task, {PRICES: corrupted}, run)
+    price, rate = (bug.effect for bug in task.bugs)
+    assert (price.test, price.hop_distance) == (T + "test_a_single_item", 3)
+    assert (rate.test, rate.hop_distance) == (T + "test_discounted", 2)
+    assert ran == [[T + "test_a_single_item"], [T + "test_a_single_item"], [T + "test_discounted"]]
