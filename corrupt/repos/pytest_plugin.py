@@ -449,7 +449,7 @@ class _CallTree:
 
     def __init__(self, targets):
         self.targets = targets
-        self.parent, self.depth = [], []
+        self.parent = []
         self.stack = [-1]
         self.node_of = {}
         self.hits = [collections.deque(maxlen=5000) for _ in targets]
@@ -494,7 +494,6 @@ class _CallTree:
                 return
             up = self.stack[-1]
             self.parent.append(up)
-            self.depth.append(self.depth[up] + 1 if up >= 0 else 0)
             self.stack.append(node)
             self.node_of[id(frame)] = node
             if target is not None:
