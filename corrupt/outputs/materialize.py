@@ -174,11 +174,15 @@ def _write_repo(task: Task, root: Path, tree: Path, files: dict[str, tuple[str, 
 def _same_times(root: Path, when: str) -> None:
     """Every file and folder gets the task's time: the corrupted files, written last,
     would otherwise be the newest, and ``ls -lt`` would list them first."""
-    stamp = datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp()
+    stamp = _stamp(when)
     for folder, dirs, names in os.walk(root, topdown=False):
         for name in [*names, *dirs]:
             os.utime(Path(folder) / name, (stamp, stamp), follow_symlinks=False)
     os.utime(root, (stamp, stamp))
+
+
+def _stamp(when: str) -> float:
+    return datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp()
 
 
 def original_checkout(info: dict[str, Any], *, cache_dir: Path | None = None) -> Checkout:
@@ -250,8 +254,8 @@ def materialize_from_store(
         except BaseException:
             shutil.rmtree(path, ignore_errors=True)
             raise
-        _same_times(path / TASK_VENV, task.created_at)
-        os.utime(path, (os.stat(path / TASK_FILE).st_mtime,) * 2)
+        for folder in (path / TASK_VENV, path):  # the task's folder keeps the task's time
+            os.utime(folder, (_stamp(task.created_at),) * 2)
     return task, path
 
 

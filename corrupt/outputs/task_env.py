@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -23,33 +24,33 @@ TASK_VENV = ".venv"
 NOT_COPIED = shutil.ignore_patterns(".corrupt-*")
 
 
-def task_environment(source: Path, dest: Path) -> list[str]:
-    """Copy the venv at ``source`` to ``dest`` without the code of its local
-    distributions; returns their names."""
+def task_environment(source: Path, dest: Path) -> None:
+    """Copy the venv at ``source`` to ``dest`` without the code of its local distributions."""
     if not (source / "pyvenv.cfg").is_file():
         raise CorruptError(f"{source} is not a virtual environment")
     shutil.copytree(source, dest, symlinks=True, ignore=NOT_COPIED)
-    stripped = [_strip(info) for info in sorted(dest.glob("lib/python*/site-packages/*.dist-info"))]
+    for info in sorted(dest.glob("lib/python*/site-packages/*.dist-info")):
+        _strip(info)
     _repoint_scripts(dest / "bin", source, dest)
-    return [name for name in stripped if name]
 
 
-def _strip(info: Path) -> str | None:
+def _strip(info: Path) -> None:
     """Delete the files a distribution installed from a local folder owns, outside its
-    dist-info; its name, or None for one from an index."""
+    dist-info (one from an index is left whole)."""
     try:
         origin = json.loads((info / "direct_url.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return
     if not (isinstance(origin, dict) and "dir_info" in origin):
-        return None
+        return
     site = info.parent
     with open(info / "RECORD", encoding="utf-8", newline="") as fh:
         owned = [row[0] for row in csv.reader(fh) if row]
     folders = set()
     for name in owned:
-        path = (site / name).resolve()
-        if path.is_relative_to(info.resolve()) or not path.is_relative_to(site.resolve()):
+        # normalised, not resolved: a link is removed itself, never what it points at
+        path = Path(os.path.normpath(site / name))
+        if path.is_relative_to(info) or not path.is_relative_to(site):
             continue  # its metadata stays; a script in bin/ holds no code of the project
         if path.is_file() or path.is_symlink():
             path.unlink()
@@ -61,7 +62,6 @@ def _strip(info: Path) -> str | None:
         while folder != site and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
             folder = folder.parent
-    return info.name.split("-", 1)[0]
 
 
 def _repoint_scripts(bin_dir: Path, source: Path, dest: Path) -> None:
