@@ -466,24 +466,31 @@ def _install_test_imports(
         return
     named = [(m, d) for m in json.loads(found.group(1)) if (d := named_distribution(root, m))]
     for module, distribution in named[:MAX_TEST_IMPORTS]:
-        _say(progress, f"a test imports {module}, which {distribution} provides: installing it")
-        try:
-            installer.install(f"test import {module}", [distribution])
-        except InstallError:
-            continue
-        installer.fallbacks.append(f"{distribution} (a test imports {module})")
+        _add(installer, distribution, f"a test imports {module}", progress)
 
 
 def _install_missing(
     installer: _Installer, root: Path, module: str, progress: Callable[[str], None] | None
 ) -> None:
-    distribution = distribution_for(root, module)
-    _say(progress, f"collection cannot import {module}: installing {distribution}")
+    _add(
+        installer,
+        distribution_for(root, module),
+        f"collection could not import {module}",
+        progress,
+    )
+
+
+def _add(
+    installer: _Installer, distribution: str, why: str, progress: Callable[[str], None] | None
+) -> None:
+    """Install what the project's files do not declare as a test dependency, and record
+    why (``--explain``'s "added beyond the declared"); one that will not install is left out."""
+    _say(progress, f"{why}: installing {distribution}")
     try:
-        installer.install(f"missing module {module}", [distribution])
+        installer.install(f"{distribution} ({why})", [distribution])
     except InstallError:
         return
-    installer.fallbacks.append(f"{distribution} (collection could not import {module})")
+    installer.fallbacks.append(f"{distribution} ({why})")
 
 
 def _install_built_extras(

@@ -69,13 +69,22 @@ def imported_by_project(root: Path, module: str) -> bool:
 
 
 def _held(root: Path, module: str) -> bool:
-    """The project has a module or package of that name that imports as a top-level name:
-    somewhere in its tree, in a folder that is no package itself (pytest puts such
-    folders on the path). ``uvicorn/protocols/websockets/`` is ``uvicorn.protocols.websockets``
-    and holds no ``websockets``."""
-    found = _project_paths(root, f"{module}.py")
-    found += [path.parent for path in _project_paths(root, f"{module}/__init__.py")]
-    return any(not (path.parent / "__init__.py").is_file() for path in found)
+    """The project has a module or package of that name that imports as a top-level name."""
+    return module in _top_level_names(root)
+
+
+def _top_level_names(root: Path) -> set[str]:
+    """Modules and packages of the project that import as top-level names: somewhere in
+    its tree, in a folder that is no package itself (pytest puts such folders on the
+    path). ``uvicorn/protocols/websockets/`` is ``uvicorn.protocols.websockets`` and
+    holds no ``websockets``. One walk of the tree, whatever the number of names asked."""
+    names = set()
+    for path in _project_paths(root, "*.py"):
+        if path.name == "__init__.py":
+            path = path.parent  # the package
+        if not (path.parent / "__init__.py").is_file():
+            names.add(path.stem if path.suffix == ".py" else path.name)
+    return names
 
 
 def distribution_for(root: Path, module: str) -> str:
@@ -111,7 +120,8 @@ def imported_in_tests(root: Path) -> list[str]:
                     found.update(dict.fromkeys(a.name.split(".")[0] for a in node.names))
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                     found[node.module.split(".")[0]] = None
-    return [m for m in found if not _held(root, m)]
+    held = _top_level_names(root)
+    return [m for m in found if m not in held]
 
 
 def _squashed(name: str) -> str:

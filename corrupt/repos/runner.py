@@ -35,7 +35,7 @@ from corrupt.repos.models import (
     TraceTarget,
 )
 from corrupt.repos.sandbox import Sandbox
-from corrupt.repos.testplan import plan_tests, reporting_free_addopts
+from corrupt.repos.testplan import MAKEFILES, plan_tests, reporting_free_addopts
 
 PLUGIN_SOURCE = Path(__file__).with_name("pytest_plugin.py")
 REPORT, COVERAGE, SELECT, CALLS = "report.jsonl", "coverage.json", "select.txt", "calls.json"
@@ -129,7 +129,7 @@ def suite_args(tree: Path, *, paths: bool = True, subset: Sequence[str] = ()) ->
 # Screening runs the suite of one working copy hundreds of times; reading its
 # CI and tox files (tens of ms) is done once per copy and configuration state.
 CONFIG_FILES = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "tox.toml",
-                "noxfile.py", "Makefile", "makefile", "GNUmakefile", ".github/workflows")  # fmt: skip
+                "noxfile.py", *MAKEFILES, ".github/workflows")  # fmt: skip
 
 
 def _config_stamp(tree: Path) -> tuple[tuple[str, int, int], ...]:
