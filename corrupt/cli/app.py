@@ -84,7 +84,10 @@ STAGE_LABELS = {
 MIN_HOPS_HELP = (
     "discovery and multi tasks whose failures surface at least this many calls from their cause"
 )
-MAX_HOPS_HELP = "... and at most this many (0: in the corrupted function itself)"
+MAX_HOPS_HELP = (
+    "discovery and multi tasks whose failures surface at most this many calls from their "
+    "cause (0: in the corrupted function itself)"
+)
 UNSAFE_WARNING = (
     "[bold yellow]warning:[/] --no-isolation: the repository's code runs unconfined, "
     "with your access to files, network and processes"

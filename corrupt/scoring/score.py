@@ -195,6 +195,8 @@ def _task_set(path: Path, tasks: dict[str, Task], folder: Path) -> dict[str, Tas
     """The build's tasks a task JSONL (``corrupt slice``'s) lists, with its slice labels."""
     from corrupt.outputs.slicing import read_jsonl
 
+    if not Path(path).is_file():
+        raise InputError(f"--tasks {path} is not a task file (a JSONL of corrupt slice)")
     listed = read_jsonl(Path(path))
     foreign = [t.task_id for t in listed if t.task_id not in tasks]
     if foreign:

@@ -167,6 +167,8 @@ def test_score_refuses_bad_input_in_one_line(built, tmp_path, run_corrupt):
         ((str(tmp_path), str(wrong)), "is not a build folder"),
         ((str(out), str(tmp_path / "missing.jsonl")), "no such predictions file"),
         ((str(out), str(wrong)), "none of the 1 predictions names a task"),
+        ((str(out), str(wrong), "--tasks", str(tmp_path / "none.jsonl")), "is not a task file"),
+        ((str(out), str(wrong), "--tasks", str(wrong)), "is not a task record"),
     ]:
         result = run_corrupt("score", *args)
         assert result.returncode == 2, result.stderr
