@@ -48,7 +48,7 @@ def bench(build: Path, work: Path, images: bool) -> list[tuple[str, ...]]:
         targets.append((fmt, target))
     task = work / "materialized"
     flags = ["--image"] if images else []
-    made = run("materialize", first_task(build), "--store", str(build), "--out", str(task), *flags)
+    made = run("materialize", first_task(build), "--build", str(build), "--out", str(task), *flags)
     if made.returncode == 0:
         targets.append(("materialized" + (" --image" if images else ""), task))
     else:

@@ -121,7 +121,7 @@ def make_task(
                 commit="0123456789abcdef0123456789abcdef01234567",
                 stars=1234,
             ),
-            mode="remove" if kind == "deletion" else "discovery",
+            mode={"deletion": "remove", "adversarial": "discovery"}.get(kind, kind),
             kind=kind,
             corruptor="procedural:swap_binop",
             targets=[
@@ -137,7 +137,6 @@ def make_task(
                 centrality_pct=centrality,
                 complexity_pct=complexity,
                 n_functions=len(files),
-                slice="hard",
             ),
             corruption_patch=patch,
             fix_patch=fix,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.markup import escape
 
@@ -26,7 +27,7 @@ from corrupt.errors import CorruptError
 from corrupt.outputs.formats import ExportFormat
 from corrupt.repos.sandboxes import SandboxName
 from corrupt.selection.models import ComplexityMetric, SliceName
-from corrupt.tasks.modes import BuildMode, ScreeningMode
+from corrupt.tasks.modes import ScreeningMode, TaskMode
 
 if TYPE_CHECKING:
     from corrupt.repos.models import Checkout
@@ -35,10 +36,35 @@ if TYPE_CHECKING:
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
-ModeChoice = Literal["all", "remove", "discovery", "multi"]  # BuildMode, or all of them
+ModeChoice = Literal["all", "remove", "discovery", "multi"]  # TaskMode, or all of them
 ExecutorChoice = Literal["local", "ray"]  # corrupt.tasks.many.ExecutorName
 
+
+class _Group(typer.core.TyperGroup):
+    """Help that names what a user types: an argument by its name (``BUILD``, not
+    ``{build}``), a flag by nothing (not ``<bool>``, which reads as taking a value)."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _named(super().get_params(ctx))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _named(command.get_params(ctx))
+        return command
+
+
+def _named(params: list[Any]) -> list[Any]:
+    for param in params:
+        if param.metavar is None and getattr(param, "is_flag", False):
+            param.metavar = ""
+        elif param.metavar is None and param.param_type_name == "argument" and param.name:
+            param.metavar = param.name.rstrip("_").upper()
+    return params
+
+
 app = typer.Typer(
+    cls=_Group,
     name="corrupt",
     help="Turn real, well-tested Python repositories into verified code-repair tasks.",
     no_args_is_help=True,
@@ -74,6 +100,9 @@ def _options(
     """Turn real, well-tested Python repositories into verified code-repair tasks."""
 
 
+BUILD_HELP = "build folder (the --out of corrupt build)"
+BUILD_OR_TASKS_HELP = "build folder, or a task JSONL file (corrupt slice's)"
+TASKS_HELP = "task JSONL (corrupt slice's): these of the build's tasks instead of all"
 STAGE_LABELS = {
     "checkout": "checking out",
     "graph": "building the code graph",
@@ -147,7 +176,9 @@ def build(
         4, help="max call-graph distance between a multi task's functions"
     ),
     seed: int = typer.Option(0, help="seed for selection and mutant order"),
-    out: Path | None = typer.Option(None, help="output folder (default out/<repo>)"),
+    out: Path | None = typer.Option(
+        None, metavar="BUILD", help="build folder to write (default out/<repo>)"
+    ),
     jobs: int = typer.Option(
         1, help="candidates screened in parallel, each in its own working copy"
     ),
@@ -291,7 +322,8 @@ def build_many(
         help="file of repository specs (one a line) or of `corrupt search --json` lines; - for stdin",
     ),
     root: Path = typer.Option(
-        Path("out"), help="folder for one build folder per repository and the run's ledger"
+        Path("out"),
+        help="folder holding a build per repository (BUILD = ROOT/<repo>) and the run's ledger",
     ),
     retry_failed: bool = typer.Option(
         False, help="build again the repositories that failed for a reason of their own"
@@ -439,10 +471,10 @@ def baseline(
 @app.command()
 @friendly
 def export(
-    source: Path = typer.Argument(..., help="build folder (or a task JSONL file)"),
+    build: Path = typer.Argument(..., help=BUILD_OR_TASKS_HELP),
     format_: ExportFormat = typer.Option(ExportFormat.JSONL, "--format", help="record format"),
     out: Path | None = typer.Option(
-        None, help="file (harbor: folder) to write; - for stdout (default: in the build folder)"
+        None, help="file (harbor: folder) to write; - for stdout (default: in BUILD)"
     ),
     base_image: str | None = typer.Option(
         None, help="base image if the repository's image must be built (swebench, swesmith, harbor)"
@@ -459,19 +491,19 @@ def export(
     report = err_console if str(out) == "-" else console
     if out is not None:
         check_target(format_, out)
-    if source.is_file():  # a task JSONL: records only, no file contents
+    if build.is_file():  # a task JSONL: records only, no file contents
         if format_ in NEEDS_IMAGES or format_ == ExportFormat.PDB:
             raise InputError(f"the {format_} format needs a build folder, not a task file")
-        tasks = read_jsonl(source)
-        target = out or source.parent / DEFAULT_NAMES[format_]
+        tasks = read_jsonl(build)
+        target = out or build.parent / DEFAULT_NAMES[format_]
         written = export_tasks(tasks, format_, target)
     else:
-        if not source.is_dir():
-            raise InputError(f"no such build folder or task file: {source}")
-        store = Store.open(source)
+        if not build.is_dir():
+            raise InputError(f"no such build folder or task file: {build}")
+        store = Store.open(build)
         try:
             tasks = store.list_tasks()
-            target = out or source / DEFAULT_NAMES[format_]
+            target = out or build / DEFAULT_NAMES[format_]
             files_for = lambda t: store.task_files(t.task_id)  # noqa: E731
             if format_ in NEEDS_IMAGES:
                 checkout = original_checkout(store.checkout_info())
@@ -487,7 +519,7 @@ def export(
     )
     if format_ == ExportFormat.SWESMITH:
         report.print(f"SWE-smith profiles -> {profiles_path(target)}", highlight=False)
-    if source.is_file() or str(target) == "-" or format_ == ExportFormat.GOLD:
+    if build.is_file() or str(target) == "-" or format_ == ExportFormat.GOLD:
         reason = (
             "gold predictions are the answers"
             if format_ == ExportFormat.GOLD
@@ -505,7 +537,7 @@ def export(
         ],
         ExportFormat.SWESMITH: [profiles_path(target)],
     }.get(format_, [])
-    audit_line = _audited(source, [target, *side_files], format_, format_ in NEEDS_IMAGES)
+    audit_line = _audited(build, [target, *side_files], format_, format_ in NEEDS_IMAGES)
     report.print(audit_line, highlight=False, soft_wrap=True)
 
 
@@ -559,7 +591,7 @@ def _export_with_images(
 @app.command()
 @friendly
 def solve(
-    build: Path = typer.Argument(..., help="build folder (the --out of corrupt build)"),
+    build: Path = typer.Argument(..., help=BUILD_HELP),
     solver: Literal["apr"] = typer.Option("apr", help="apr: fault localisation + mutation repair"),
     budget: int = typer.Option(40, help="candidate patches validated per task"),
     jobs: int = typer.Option(1, help="tasks solved in parallel"),
@@ -568,12 +600,13 @@ def solve(
     out: Path | None = typer.Option(
         None, help="predictions JSONL to write (default: BUILD/apr.predictions.jsonl)"
     ),
+    task_set: Path | None = typer.Option(None, "--tasks", help=TASKS_HELP),
 ) -> None:
     """Run a reference solver on every task, from the materialized task alone; write SWE-bench predictions."""
     from corrupt.cli.solve import RichSolveProgress, solve_table
     from corrupt.solve.run import SolveOptions, solve_build
 
-    options = SolveOptions(build, out, budget, jobs, sandbox, base_image).checked()
+    options = SolveOptions(build, out, budget, jobs, sandbox, base_image, task_set).checked()
     with RichSolveProgress(err_console, solver) as progress:
         written, results = solve_build(options, progress)
     console.print(solve_table(build, results))
@@ -589,10 +622,10 @@ def solve(
 @app.command()
 @friendly
 def audit(
-    build: Path = typer.Argument(..., help="build folder the exports were written from"),
+    build: Path = typer.Argument(..., help=BUILD_HELP + "; the exports were written from it"),
     targets: list[Path] | None = typer.Argument(
         None,
-        help="exports or materialized tasks to read (default: the exports in the build folder)",
+        help="exports or materialized tasks to read (default: the exports in BUILD)",
     ),
     format_: str | None = typer.Option(
         None,
@@ -642,13 +675,13 @@ def audit(
 @app.command()
 @friendly
 def score(
-    tasks: Path = typer.Argument(..., help="build folder (the --out of corrupt build)"),
+    build: Path = typer.Argument(..., help=BUILD_HELP),
     predictions: Path = typer.Argument(
         ...,
         help="SWE-bench predictions: JSONL or JSON (instance_id, model_name_or_path, model_patch)",
     ),
     out: Path | None = typer.Option(
-        None, help="scores JSONL to write (default: TASKS/scores/<predictions>.jsonl)"
+        None, help="scores JSONL to write (default: BUILD/scores/<predictions>.jsonl)"
     ),
     jobs: int = typer.Option(
         1, help="predictions scored in parallel, each in its own working copy"
@@ -656,9 +689,7 @@ def score(
     sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where the patched code runs"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
     epsilon: int = typer.Option(2, help="extra edited lines per bug that precision tolerates"),
-    task_set: Path | None = typer.Option(
-        None, "--tasks", help="task JSONL (corrupt slice's) to score on instead of the whole build"
-    ),
+    task_set: Path | None = typer.Option(None, "--tasks", help=TASKS_HELP),
     as_json: bool = typer.Option(False, "--json", help="print the aggregate as JSON"),
 ) -> None:
     """Grade predicted patches: resolved, right function, PDB precision and recall."""
@@ -669,7 +700,7 @@ def score(
     from corrupt.scoring.summary import summarize
 
     options = ScoreOptions(
-        build=tasks,
+        build=build,
         predictions=predictions,
         out=out,
         jobs=jobs,
@@ -697,18 +728,19 @@ def score(
 @app.command()
 @friendly
 def report(
-    build: Path = typer.Argument(..., help="build folder (the --out of corrupt build)"),
+    build: Path = typer.Argument(..., help=BUILD_HELP),
     scores: list[Path] | None = typer.Option(
         None, "--scores", help="scores JSONL of corrupt score (repeatable: one per model or run)"
     ),
     out: Path | None = typer.Option(
         None, help="HTML file to write (default: BUILD/report.html, beside the exports and scores)"
     ),
+    task_set: Path | None = typer.Option(None, "--tasks", help=TASKS_HELP),
 ) -> None:
     """Write one self-contained HTML page: the build, its tasks' difficulty, and scores."""
     from corrupt.outputs.report import load_report_data, write_report
 
-    data = load_report_data(build, list(scores or []))
+    data = load_report_data(build, list(scores or []), task_set)
     written = write_report(data, out or Path(build) / "report.html")
     console.print(
         f"report of {len(data.tasks)} tasks and {len(data.scores)} scores -> {written}",
@@ -719,12 +751,12 @@ def report(
 @app.command(name="slice")
 @friendly
 def slice_command(
-    source: Path = typer.Argument(..., help="build folder (or a task JSONL file)"),
+    build: Path = typer.Argument(..., help=BUILD_OR_TASKS_HELP),
     out: Path = typer.Option(..., help="JSONL file to write the matching tasks to"),
     slice_: SliceName | None = typer.Option(None, "--slice", help="difficulty band"),
     centrality_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of centrality"),
     complexity_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of complexity"),
-    mode: list[BuildMode] | None = typer.Option(None, help="build mode (repeatable; default all)"),
+    mode: list[TaskMode] | None = typer.Option(None, help="build mode (repeatable; default all)"),
     kind: list[CorruptionKind] | None = typer.Option(
         None, help="corruption kind (repeatable; default all)"
     ),
@@ -744,20 +776,13 @@ def slice_command(
 
     spec = slice_spec(slice_, centrality_pct, complexity_pct)
     hops = HopBand(min_hops, max_hops).checked()
-    tasks = load_tasks(source)
+    tasks = load_tasks(build)
     chosen = slice_tasks(tasks, spec, modes=mode, kinds=kind, hops=hops)
     if exclude_apr_solved:
-        chosen = without_apr_solved(source, chosen)
+        chosen = without_apr_solved(build, chosen)
     where = spec.describe() + (f", {hops.describe()} hops" if hops.limited else "")
     if not chosen:
-        raise SelectionError(f"none of the {len(tasks)} tasks in {source} is in slice {where}")
-    if spec.name != "all":  # the records say which slice they were chosen for
-        chosen = [
-            t.model_copy(
-                update={"difficulty": t.difficulty.model_copy(update={"slice": spec.name})}
-            )
-            for t in chosen
-        ]
+        raise SelectionError(f"none of the {len(tasks)} tasks in {build} is in slice {where}")
     export_tasks(chosen, ExportFormat.JSONL, out)
     console.print(f"{len(chosen)} of {len(tasks)} tasks in slice {where} -> {out}", highlight=False)
 
@@ -767,8 +792,8 @@ def slice_command(
 def materialize(
     task_id: str = typer.Argument(..., help="task id, or a unique prefix of one"),
     out: Path = typer.Option(..., help="new folder for the corrupted repository"),
-    store: Path | None = typer.Option(
-        None, help="build folder (default: . or the one in out/ holding the task)"
+    build: Path | None = typer.Option(
+        None, metavar="BUILD", help="build folder (default: . or the one in out/ holding the task)"
     ),
     image: bool = typer.Option(
         False, help="also build a per-task image with the corrupted tree at /testbed"
@@ -790,7 +815,7 @@ def materialize(
     )
     from corrupt.tasks.store import resolve_store
 
-    folder = resolve_store(task_id, store)
+    folder = resolve_store(task_id, build)
     if image:
         task, path, tag = materialize_image_from_store(folder, task_id, out, base_image=base_image)
         console.print(
@@ -814,8 +839,8 @@ def materialize(
 @friendly
 def show(
     task_id: str = typer.Argument(..., help="task id, or a unique prefix of one"),
-    store: Path | None = typer.Option(
-        None, help="build folder (default: . or the one in out/ holding the task)"
+    build: Path | None = typer.Option(
+        None, metavar="BUILD", help="build folder (default: . or the one in out/ holding the task)"
     ),
     fix: bool = typer.Option(False, help="show the repair diff instead of the corruption"),
 ) -> None:
@@ -823,7 +848,7 @@ def show(
     from corrupt.cli.show import render_task
     from corrupt.tasks.store import Store, resolve_store
 
-    opened = Store.open(resolve_store(task_id, store))
+    opened = Store.open(resolve_store(task_id, build))
     try:
         task = opened.get_task(task_id)
     finally:
@@ -894,7 +919,9 @@ def search(
 def graph(
     path: Path = typer.Argument(..., help="repository or package folder to analyse"),
     json_out: Path | None = typer.Option(
-        None, "--json", help="write the adjacency map {caller: [callees]} to a file ('-': stdout)"
+        None,
+        "--json",
+        help="write the adjacency map (caller -> list of callees) to a file ('-': stdout)",
     ),
     csv_out: Path | None = typer.Option(
         None, "--csv", help="write one row per function with every metric"

@@ -18,7 +18,7 @@ from rich.progress import (
 from rich.table import Table
 
 from corrupt.tasks import build
-from corrupt.tasks.modes import BuildMode
+from corrupt.tasks.modes import TaskMode
 from corrupt.tasks.store import CandidateRow, CandidateStatus
 
 
@@ -61,7 +61,7 @@ class RichProgress(build.Progress):
         self.bar.stop()
 
     def stage(self, name: str) -> None:
-        if name in set(BuildMode):
+        if name in set(TaskMode):
             return  # each mode has its own bar
         if self.stage_task is None:
             self.stage_task = self.bar.add_task("stage", total=None, detail="")

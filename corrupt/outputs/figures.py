@@ -16,7 +16,7 @@ from collections.abc import Callable
 import plotly.graph_objects as go
 
 from corrupt.scoring.models import Score
-from corrupt.selection.slices import NAMED_SLICES
+from corrupt.selection.slices import BANDS, NAMED_SLICES
 from corrupt.tasks.models import Task
 
 MODE_COLOURS = {"remove": "#1f77b4", "discovery": "#d62728", "multi": "#2ca02c"}
@@ -41,34 +41,24 @@ def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
     return fig
 
 
-def build_mode(task: Task) -> str:
-    """remove, discovery, or multi (a discovery task over several functions)."""
-    return "multi" if task.difficulty.n_functions > 1 else str(task.mode)
-
-
 def difficulty_map(tasks: list[Task]) -> go.Figure:
     """Tasks on complexity × centrality percentiles, coloured by mode, over the slice bands."""
     fig = go.Figure()
-    for spec in NAMED_SLICES.values():
-        if spec.name not in BAND_COLOURS:  # "all" is the whole plane
-            continue
-        (c_lo, c_hi), (x_lo, x_hi) = spec.centrality, spec.complexity
+    for band in BANDS:  # each the square from its floor up, less the next band's square
+        lo, hi = NAMED_SLICES[band].lower
         fig.add_shape(
-            type="rect",
-            x0=x_lo,
-            x1=x_hi,
-            y0=c_lo,
-            y1=c_hi,
+            type="path",
+            path=f"M {lo} {lo} L 100 {lo} L 100 {hi} L {hi} {hi} L {hi} 100 L {lo} 100 Z",
             line={"width": 0},
-            fillcolor=BAND_COLOURS[spec.name],
+            fillcolor=BAND_COLOURS[band],
             layer="below",
         )
         fig.add_annotation(
-            x=x_lo + 2, y=c_hi - 2, text=spec.name, showarrow=False, xanchor="left", yanchor="top"
+            x=lo + 2, y=lo + 2, text=band, showarrow=False, xanchor="left", yanchor="bottom"
         )
     by_mode: dict[str, list[Task]] = defaultdict(list)
     for task in tasks:
-        by_mode[build_mode(task)].append(task)
+        by_mode[str(task.mode)].append(task)
     for mode, members in sorted(by_mode.items()):
         fig.add_trace(
             go.Scatter(
@@ -128,7 +118,7 @@ def failing_tests(tasks: list[Task]) -> go.Figure:
     fig = go.Figure()
     by_mode: dict[str, list[int]] = defaultdict(list)
     for task in tasks:
-        by_mode[build_mode(task)].append(len(task.tests.fail_to_pass))
+        by_mode[str(task.mode)].append(len(task.tests.fail_to_pass))
     for mode, counts in sorted(by_mode.items()):
         fig.add_trace(
             go.Histogram(x=counts, name=mode, marker_color=MODE_COLOURS.get(mode), opacity=0.8)

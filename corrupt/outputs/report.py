@@ -19,6 +19,7 @@ from corrupt.corruptors.anomalies import tell_operators
 from corrupt.corruptors.models import RejectionKind
 from corrupt.errors import InputError
 from corrupt.outputs import figures
+from corrupt.outputs.slicing import listed_tasks
 from corrupt.scoring.models import Score
 from corrupt.scoring.score import build_folder, load_scores
 from corrupt.scoring.summary import ScoreGroup, summarize
@@ -46,11 +47,15 @@ class ReportData:
     apr: dict[str, dict[str, Any]] = field(default_factory=dict)  # task id -> APR baseline result
 
 
-def load_report_data(build: Path, score_files: list[Path]) -> ReportData:
+def load_report_data(
+    build: Path, score_files: list[Path], task_set: Path | None = None
+) -> ReportData:
+    """The build's record, over the tasks ``task_set`` (a slice's JSONL) lists if given."""
     folder = build_folder(Path(build))
     store = Store.open(folder)
     try:
-        data = ReportData(store.checkout_info(), store.list_tasks(), store.candidates(), [])
+        tasks = listed_tasks(task_set, store.list_tasks(), folder)
+        data = ReportData(store.checkout_info(), tasks, store.candidates(), [])
         audits, apr = store.get_meta(AUDITS_KEY), store.get_meta(APR_KEY)
         data.audits = audits if isinstance(audits, dict) else {}
         data.apr = apr if isinstance(apr, dict) else {}
@@ -132,7 +137,7 @@ def _e(value: object) -> str:
 
 
 def _summary(data: ReportData) -> str:
-    modes = Counter(figures.build_mode(t) for t in data.tasks)
+    modes = Counter(str(t.mode) for t in data.tasks)
     tried = Counter(c.mode for c in data.candidates if c.mode != "member")
     rejected = Counter(
         str(c.rejection.kind) for c in data.candidates if c.rejection and c.mode != "member"
@@ -256,7 +261,7 @@ def _task_table(data: ReportData) -> str:
         rows.append(
             "<tr>"
             f"<td>{_e(task.task_id)}<details><summary>corruption diff</summary>{_diff_html(task.corruption_patch)}</details></td>"
-            f"<td>{_e(figures.build_mode(task))}</td>"
+            f"<td>{_e(str(task.mode))}</td>"
             f"<td>{'<br>'.join(_e(t.qualname) for t in task.targets)}</td>"
             f"<td>{task.difficulty.centrality_pct:.0f}</td><td>{task.difficulty.complexity_pct:.0f}</td>"
             f"<td>{len(task.tests.fail_to_pass)}</td><td>{_e(bugs)}</td>"

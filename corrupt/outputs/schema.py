@@ -36,8 +36,10 @@ def _unwrap(annotation: Any) -> Any:
 
 
 def _fields(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's fields and computed fields (``difficulty.slice``), as the record has them."""
     hints = typing.get_type_hints(model)
-    return {name: hints[name] for name in model.model_fields}
+    computed = {name: info.return_type for name, info in model.model_computed_fields.items()}
+    return {name: hints[name] for name in model.model_fields} | computed
 
 
 def feature_of(annotation: Any) -> Feature:

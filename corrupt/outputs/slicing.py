@@ -17,31 +17,26 @@ from corrupt.errors import InputError
 from corrupt.selection.models import SliceSpec
 from corrupt.tasks.effects import HopBand
 from corrupt.tasks.models import Task
-from corrupt.tasks.modes import BuildMode
-
-
-def build_mode(task: Task) -> BuildMode:
-    """The ``corrupt build --mode`` a task came from: multi-function tasks are their own mode."""
-    return BuildMode.MULTI if task.kind == CorruptionKind.MULTI else BuildMode(task.mode)
+from corrupt.tasks.modes import TaskMode
 
 
 def slice_tasks(
     tasks: Iterable[Task],
     spec: SliceSpec,
     *,
-    modes: Iterable[BuildMode] | None = None,
+    modes: Iterable[TaskMode] | None = None,
     kinds: Iterable[CorruptionKind] | None = None,
     hops: HopBand = HopBand(),
 ) -> list[Task]:
-    """The tasks inside ``spec`` and ``hops`` whose build mode and kind are among those
-    asked for (all if none)."""
+    """The tasks inside ``spec`` and ``hops`` whose mode and kind are among those asked
+    for (all if none)."""
     wanted_modes = set(modes or ()) or None
     wanted_kinds = set(kinds or ()) or None
     return [
         t
         for t in tasks
         if spec.contains(t.difficulty.centrality_pct, t.difficulty.complexity_pct)
-        and (wanted_modes is None or build_mode(t) in wanted_modes)
+        and (wanted_modes is None or t.mode in wanted_modes)
         and (wanted_kinds is None or t.kind in wanted_kinds)
         and hops.contains(t.difficulty.hops)
     ]
@@ -62,6 +57,25 @@ def read_jsonl(path: Path) -> list[Task]:
                     f"{path}:{number} is not a task record ({where}: {first['msg']})"
                 ) from None
     return tasks
+
+
+def listed_tasks(path: Path | None, tasks: list[Task], folder: Path) -> list[Task]:
+    """The build's tasks a task JSONL (``corrupt slice``'s, a commands' ``--tasks``) lists,
+    in its order; all of them when no file is given."""
+    if path is None:
+        return tasks
+    if not Path(path).is_file():
+        raise InputError(f"--tasks {path} is not a task file (a JSONL of corrupt slice)")
+    listed = read_jsonl(Path(path))
+    held = {t.task_id: t for t in tasks}
+    foreign = [t.task_id for t in listed if t.task_id not in held]
+    if foreign:
+        raise InputError(
+            f"{path} lists {len(foreign)} tasks {folder} does not hold (first: {foreign[0]})"
+        )
+    if not listed:
+        raise InputError(f"{path} lists no tasks")
+    return [held[t.task_id] for t in listed]
 
 
 def load_tasks(source: Path) -> list[Task]:

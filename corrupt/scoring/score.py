@@ -124,6 +124,7 @@ def build_folder(path: Path) -> Path:
 
 def score_predictions(options: ScoreOptions, progress: ScoreProgress | None = None) -> ScoreRun:
     from corrupt.outputs.materialize import original_checkout
+    from corrupt.outputs.slicing import listed_tasks
     from corrupt.repos.sandboxes import get_sandbox
 
     progress = progress or ScoreProgress()
@@ -135,9 +136,7 @@ def score_predictions(options: ScoreOptions, progress: ScoreProgress | None = No
     predictions = load_predictions(options.predictions)
     store = Store.open(folder)
     try:
-        tasks = {t.task_id: t for t in store.list_tasks()}
-        if options.tasks is not None:
-            tasks = _task_set(options.tasks, tasks, folder)
+        tasks = {t.task_id: t for t in listed_tasks(options.tasks, store.list_tasks(), folder)}
         known = [p for p in predictions if p.instance_id in tasks]
         files = {p.instance_id: store.task_files(p.instance_id) for p in known}
         info = store.checkout_info()
@@ -189,32 +188,6 @@ def score_predictions(options: ScoreOptions, progress: ScoreProgress | None = No
     scores += absent
     _write_all(out, scores)  # in prediction order, whatever order they finished in
     return ScoreRun(scores, out, len(wanted) - len(todo), unknown, missing)
-
-
-def _task_set(path: Path, tasks: dict[str, Task], folder: Path) -> dict[str, Task]:
-    """The build's tasks a task JSONL (``corrupt slice``'s) lists, with its slice labels."""
-    from corrupt.outputs.slicing import read_jsonl
-
-    if not Path(path).is_file():
-        raise InputError(f"--tasks {path} is not a task file (a JSONL of corrupt slice)")
-    listed = read_jsonl(Path(path))
-    foreign = [t.task_id for t in listed if t.task_id not in tasks]
-    if foreign:
-        raise InputError(
-            f"{path} lists {len(foreign)} tasks {folder} does not hold (first: {foreign[0]})"
-        )
-    if not listed:
-        raise InputError(f"{path} lists no tasks")
-    return {
-        t.task_id: tasks[t.task_id].model_copy(
-            update={
-                "difficulty": tasks[t.task_id].difficulty.model_copy(
-                    update={"slice": t.difficulty.slice}
-                )
-            }
-        )
-        for t in listed
-    }
 
 
 def _missing(tasks: dict[str, Task], known: list[Prediction], epsilon: int) -> list[Score]:

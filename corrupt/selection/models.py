@@ -35,6 +35,9 @@ class Target:
     covering_tests: list[str] = field(default_factory=list)
 
 
+WHOLE: tuple[float, float] = (0.0, 100.0)
+
+
 def _in_band(value: float, band: tuple[float, float]) -> bool:
     """Half-open ``[lo, hi)``, except that a band reaching 100 includes 100."""
     lo, hi = band
@@ -43,17 +46,30 @@ def _in_band(value: float, band: tuple[float, float]) -> bool:
 
 @dataclass(frozen=True)
 class SliceSpec:
+    """A band on each percentile axis, and one on the lower of the two.
+
+    The named slices are bands of the lower percentile alone (a task is as hard as its
+    easier axis), which makes them a partition; ``centrality``/``complexity`` are then
+    their bounding box, what sampling spreads over.
+    """
+
     name: str  # "easy", "medium", "hard", "custom", "all"
-    centrality: tuple[float, float] = (0.0, 100.0)
-    complexity: tuple[float, float] = (0.0, 100.0)
+    centrality: tuple[float, float] = WHOLE
+    complexity: tuple[float, float] = WHOLE
+    lower: tuple[float, float] = WHOLE
 
     def contains(self, centrality_pct: float, complexity_pct: float) -> bool:
         """Whether a function (or task) with these percentile ranks lies in the slice."""
-        return _in_band(centrality_pct, self.centrality) and _in_band(
-            complexity_pct, self.complexity
+        return (
+            _in_band(centrality_pct, self.centrality)
+            and _in_band(complexity_pct, self.complexity)
+            and _in_band(min(centrality_pct, complexity_pct), self.lower)
         )
 
     def describe(self) -> str:
+        if self.lower != WHOLE:
+            lo, hi = self.lower
+            return f"{self.name} (the lower of the two percentiles {lo:g}-{hi:g})"
         c, x = self.centrality, self.complexity
         return f"{self.name} (centrality {c[0]:g}-{c[1]:g}, complexity {x[0]:g}-{x[1]:g})"
 

@@ -1,16 +1,17 @@
 """Difficulty slices over the two percentile axes, and seeded sampling that spans a slice.
 
-Named bands are rectangles over (centrality percentile, complexity percentile),
-both axes inside the band:
+Named bands go by the lower of a function's two percentile ranks (centrality,
+complexity): a function is as hard as its easier axis.
 
-- ``easy``:   both below 50 (peripheral, small functions);
-- ``medium``: both in [50, 90);
+- ``easy``:   the lower below 50 (peripheral or small);
+- ``medium``: the lower in [50, 90), both at least 50;
 - ``hard``:   both at least 90 — the top decile of both axes, as in Breakpoint.
 
-Functions that are high on one axis and low on the other belong to no named
-band; ask for them explicitly (``--centrality-pct 90 --complexity-pct 0:50``).
-``all`` (no slice given) covers everything.  Bands are half-open ``[lo, hi)``
-except that an upper bound of 100 is inclusive.
+So every function and task is in exactly one named band (:func:`band_of`, the
+``slice`` of a task record).  Explicit bands per axis select anything else
+(``--centrality-pct 90 --complexity-pct 0:50``); ``all`` (no slice given) covers
+everything.  Bands are half-open ``[lo, hi)`` except that an upper bound of 100 is
+inclusive.
 """
 
 from __future__ import annotations
@@ -22,14 +23,19 @@ from collections.abc import Sequence
 from corrupt.errors import InputError, SelectionError
 from corrupt.selection.models import SliceName, SliceSpec, Target
 
-FULL: tuple[float, float] = (0.0, 100.0)
 NAMED_SLICES: dict[SliceName, SliceSpec] = {
-    SliceName.ALL: SliceSpec("all", FULL, FULL),
-    SliceName.EASY: SliceSpec("easy", (0.0, 50.0), (0.0, 50.0)),
-    SliceName.MEDIUM: SliceSpec("medium", (50.0, 90.0), (50.0, 90.0)),
-    SliceName.HARD: SliceSpec("hard", (90.0, 100.0), (90.0, 100.0)),
+    SliceName.ALL: SliceSpec("all"),
+    SliceName.EASY: SliceSpec("easy", lower=(0.0, 50.0)),
+    SliceName.MEDIUM: SliceSpec("medium", (50.0, 100.0), (50.0, 100.0), (50.0, 90.0)),
+    SliceName.HARD: SliceSpec("hard", (90.0, 100.0), (90.0, 100.0), (90.0, 100.0)),
 }
+BANDS = (SliceName.EASY, SliceName.MEDIUM, SliceName.HARD)
 GRID = 3  # strata per axis when sampling within a slice
+
+
+def band_of(centrality_pct: float, complexity_pct: float) -> SliceName:
+    """The one named band a function or task with these percentile ranks is in."""
+    return next(b for b in BANDS if NAMED_SLICES[b].contains(centrality_pct, complexity_pct))
 
 
 def parse_band(text: str, option: str) -> tuple[float, float]:

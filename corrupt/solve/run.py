@@ -27,6 +27,7 @@ from typing import Any
 from corrupt.errors import InputError
 from corrupt.outputs.files import write_output
 from corrupt.outputs.materialize import materialize_task, original_checkout
+from corrupt.outputs.slicing import listed_tasks
 from corrupt.scoring.score import build_folder
 from corrupt.solve.apr import DEFAULT_BUDGET, AprResult, AprStatus, solve_folder
 from corrupt.solve.localize import RankedLine
@@ -45,6 +46,7 @@ class SolveOptions:
     jobs: int = 1
     sandbox: str = "local"
     base_image: str | None = None
+    tasks: Path | None = None  # a task JSONL (a slice): solve those instead of the whole build
 
     def checked(self) -> SolveOptions:
         """These options, or a one-line error before any work starts."""
@@ -99,7 +101,7 @@ def solve_build(
     folder = options.checked().build
     store = Store.open(folder)
     try:
-        tasks = store.list_tasks()
+        tasks = listed_tasks(options.tasks, store.list_tasks(), folder)
         files = {t.task_id: store.task_files(t.task_id) for t in tasks}
         info = store.checkout_info()
         done = _recorded(store, options.budget)

@@ -58,7 +58,6 @@ def build_task(
     verification: Verification,
     targets: list[Target],
     mode: TaskMode,
-    slice_name: str,
     seed: int,
     symbols: dict[str, Symbol],
     graph: nx.DiGraph,
@@ -83,7 +82,7 @@ def build_task(
         for bug in corruption.bugs
     ]
     task = Task(
-        task_id=task_id_for(checkout.name, checkout.commit, mode, repair),
+        task_id=task_id_for(checkout.name, checkout.commit, mode.told, repair),
         repo=RepoRef(
             name=checkout.name,
             url=checkout.url,
@@ -108,7 +107,6 @@ def build_task(
             centrality_pct=round(sum(t.centrality_pct for t in targets) / len(targets), 2),
             complexity_pct=round(sum(t.complexity_pct for t in targets) / len(targets), 2),
             n_functions=len(targets),
-            slice=slice_name,
         ),
         corruption_patch=repair.corruption_patch,
         fix_patch=repair.fix_patch,

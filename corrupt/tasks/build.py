@@ -53,7 +53,7 @@ from corrupt.tasks.assemble import build_task
 from corrupt.tasks.effects import HopBand, trace_effects
 from corrupt.tasks.engine import engine_identity
 from corrupt.tasks.models import Task
-from corrupt.tasks.modes import BuildMode, ScreeningMode, TaskMode
+from corrupt.tasks.modes import ScreeningMode, TaskMode
 from corrupt.tasks.ray_cluster import ray_cluster
 from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy, WarmRecord
 from corrupt.tasks.screen_ray import RemoteScreener, WorkerSpec, start_remote_screeners
@@ -99,7 +99,7 @@ def frozen_heap() -> Iterator[None]:
 class BuildOptions:
     repo: str
     out: Path
-    mode: str = ALL_MODES  # a BuildMode, or "all"
+    mode: str = ALL_MODES  # a TaskMode, or "all"
     n: int = 5  # tasks per mode
     slice: str | None = None
     centrality_pct: str | None = None
@@ -140,14 +140,14 @@ class BuildOptions:
         if self.apr_budget < 0:
             raise InputError("--apr-budget must be 0 (off) or more")
         self.hop_band.checked()
-        if self.hop_band.limited and self.mode == BuildMode.REMOVE:
+        if self.hop_band.limited and self.mode == TaskMode.REMOVE:
             raise InputError(
                 "--min-hops/--max-hops need discovery or multi tasks: remove tasks are not traced"
             )
         if self.functions < 2:
             raise InputError("--functions must be at least 2 for multi-function tasks")
         if self.mode != ALL_MODES:
-            _choice(self.mode, BuildMode, "mode")
+            _choice(self.mode, TaskMode, "mode")
         self.complexity_metric = _choice(
             self.complexity_metric, ComplexityMetric, "complexity metric"
         )
@@ -165,10 +165,8 @@ class BuildOptions:
     def hop_band(self) -> HopBand:
         return HopBand(self.min_hops, self.max_hops)
 
-    def modes(self) -> list[BuildMode]:
-        return (
-            list(BuildMode) if self.mode == ALL_MODES else [_choice(self.mode, BuildMode, "mode")]
-        )
+    def modes(self) -> list[TaskMode]:
+        return list(TaskMode) if self.mode == ALL_MODES else [_choice(self.mode, TaskMode, "mode")]
 
 
 @dataclass
@@ -215,7 +213,7 @@ class Progress:
 @dataclass
 class Candidate:
     key: str
-    mode: BuildMode
+    mode: TaskMode
     targets: list[Target]
 
 
@@ -484,10 +482,10 @@ class _Run:
             (), frozenset(ready.baseline.tests), min_failing=self.o.min_failing, seed=self.o.seed
         )
         members = _StoredMembers(single, store, self.base, str(self.o.corruptor))
-        self.corruptors: dict[BuildMode, Corruptor] = {
-            BuildMode.REMOVE: DeletionCorruptor(DeletionStyle(self.o.deletion_style)),
-            BuildMode.DISCOVERY: members,
-            BuildMode.MULTI: MultiCorruptor(members.member),
+        self.corruptors: dict[TaskMode, Corruptor] = {
+            TaskMode.REMOVE: DeletionCorruptor(DeletionStyle(self.o.deletion_style)),
+            TaskMode.DISCOVERY: members,
+            TaskMode.MULTI: MultiCorruptor(members.member),
         }
         self.budget = RunBudget.from_baseline(ready.baseline)
         self.workers: Queue[Worker] = Queue()  # one per job, each on its own working copy
@@ -556,14 +554,14 @@ class _Run:
             local.append(screener)
         return local
 
-    def _candidates(self, mode: BuildMode, ordered: list[Target]) -> list[Candidate]:
+    def _candidates(self, mode: TaskMode, ordered: list[Target]) -> list[Candidate]:
         tag = self.o.corruptor
-        if mode == BuildMode.REMOVE:
+        if mode == TaskMode.REMOVE:
             return [
                 Candidate(f"remove:{self.o.deletion_style}:{t.qualname}", mode, [t])
                 for t in ordered
             ]
-        if mode == BuildMode.DISCOVERY:
+        if mode == TaskMode.DISCOVERY:
             return [Candidate(f"discovery:{tag}:{t.qualname}", mode, [t]) for t in ordered]
         from corrupt.selection.groups import make_groups
 
@@ -587,7 +585,7 @@ class _Run:
         ]
 
     def _walk(
-        self, mode: BuildMode, candidates: list[Candidate], pool: ThreadPoolExecutor
+        self, mode: TaskMode, candidates: list[Candidate], pool: ThreadPoolExecutor
     ) -> ModeSummary:
         """Accept verified candidates strictly in order until ``n`` tasks exist for this mode."""
         summary = ModeSummary(requested=self.o.n)
@@ -671,9 +669,9 @@ class _Run:
         )
         return row, task, files
 
-    def _request(self, mode: BuildMode, targets: list[Target]) -> CorruptionRequest:
+    def _request(self, mode: TaskMode, targets: list[Target]) -> CorruptionRequest:
         # only screened corruptions rank failures by call-graph distance
-        located = mode != BuildMode.REMOVE
+        located = mode != TaskMode.REMOVE
         sources = tuple(
             TargetSource(
                 file=t.file,
@@ -718,14 +716,13 @@ class _Run:
             repair=repair,
             verification=verification,
             targets=cand.targets,
-            mode=cand.mode.task_mode,
-            slice_name=self.spec.name,
+            mode=cand.mode,
             seed=self.o.seed,
             symbols=self.symbols,
             graph=self.digraph,
             image_name=self.ready.env.location if self.ready.env.kind == "image" else None,
         )
-        if task.mode == TaskMode.DISCOVERY:
+        if task.mode != TaskMode.REMOVE:
             trace_effects(
                 task,
                 {path: ch.corrupted for path, ch in corruption.files.items()},

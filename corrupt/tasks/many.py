@@ -34,7 +34,7 @@ from corrupt.errors import (
 )
 from corrupt.repos.specs import parse_spec
 from corrupt.tasks.build import Build, BuildOptions, Progress
-from corrupt.tasks.modes import BuildMode
+from corrupt.tasks.modes import TaskMode
 from corrupt.tasks.store import CandidateRow
 
 LEDGER_NAME = "build-many.json"
@@ -348,7 +348,7 @@ class _Relay(Progress):
         self.counts: dict[str, tuple[int, int, int]] = {}  # mode -> tried, verified, wanted
 
     def stage(self, name: str) -> None:
-        if name not in set(BuildMode):  # a mode's own line comes from mode()
+        if name not in set(TaskMode):  # a mode's own line comes from mode()
             self.send(Event(self.repo, "stage", name))
 
     def mode(self, mode: str, candidates: int, wanted: int) -> None:

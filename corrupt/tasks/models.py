@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import re
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, computed_field, field_validator, model_validator
 
 from corrupt.corruptors.models import CorruptionKind
+from corrupt.selection.slices import band_of
 from corrupt.tasks.modes import TaskMode
 
 
@@ -40,10 +41,16 @@ class Difficulty(BaseModel):
     centrality_pct: float
     complexity_pct: float
     n_functions: int
-    slice: str
     # The most call steps any bug's failure surfaces from its cause (EffectRecord.hop_distance);
     # None when no bug's is known.
     hops: int | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def slice(self) -> str:
+        """The named band the task is in (selection/slices.py): one for every task,
+        whatever slice it was built or chosen for, so records and scores group by it."""
+        return band_of(self.centrality_pct, self.complexity_pct)
 
 
 class EffectRecord(BaseModel):
@@ -151,6 +158,18 @@ class Task(BaseModel):
     image_name: str | None = None
 
     _script_from_json = field_validator("edit_script", mode="before")(_json_text)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _multi_is_a_mode(cls, data: object) -> object:
+        """Records written before multi had its own mode said ``discovery`` for it."""
+        if (
+            isinstance(data, dict)
+            and data.get("kind") == "multi"
+            and data.get("mode") == "discovery"
+        ):
+            return {**data, "mode": "multi"}
+        return data
 
     def edits_by_bug(self) -> list[dict[str, dict[str, dict[str, str]]]]:
         """The edit script split per bug (``file -> key -> edit`` each, in ``bugs`` order):

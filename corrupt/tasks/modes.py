@@ -6,22 +6,22 @@ from enum import StrEnum
 
 
 class TaskMode(StrEnum):
-    """What the solver is told: which function to re-implement, or only that tests fail."""
+    """How a task is built and what its solver is told: ``corrupt build --mode``, the
+    record's ``mode`` and ``slice --mode`` are this one value.
 
-    REMOVE = "remove"
-    DISCOVERY = "discovery"
-
-
-class BuildMode(StrEnum):
-    """``corrupt build --mode``: multi-function tasks are discovery tasks built their own way."""
+    A remove task names the function to re-implement; discovery (one function) and
+    multi (several) tasks say only that tests fail.
+    """
 
     REMOVE = "remove"
     DISCOVERY = "discovery"
     MULTI = "multi"
 
     @property
-    def task_mode(self) -> TaskMode:
-        return TaskMode.REMOVE if self is BuildMode.REMOVE else TaskMode.DISCOVERY
+    def told(self) -> str:
+        """What the solver is told, the part of the mode a task id hashes: records from
+        before multi had its own mode said discovery for it, and keep their ids."""
+        return "remove" if self is TaskMode.REMOVE else "discovery"
 
 
 class ScreeningMode(StrEnum):

@@ -351,7 +351,7 @@ def resolve_store(task_id: str, store: Path | None) -> Path:
         return holding[0]
     if not holding:
         where = ", ".join(str(f) for f in folders) or "no build folders in . or out/"
-        raise TaskNotFound(f"no task {task_id!r} in {where}; pass --store BUILD_DIR")
+        raise TaskNotFound(f"no task {task_id!r} in {where}; pass --build BUILD")
     raise TaskNotFound(
-        f"task {task_id!r} is in several builds ({', '.join(map(str, holding))}); pass --store"
+        f"task {task_id!r} is in several builds ({', '.join(map(str, holding))}); pass --build"
     )

@@ -47,7 +47,7 @@ def test_materialize_refuses_a_task_whose_tree_holds_the_original(
 ) -> None:
     build, task_id = copied_build
     out = tmp_path / "task"
-    result = cli("materialize", task_id, "--out", str(out), "--store", str(build))
+    result = cli("materialize", task_id, "--out", str(out), "--build", str(build))
     assert result.exit_code == 26, result.output
     flat = " ".join(result.output.split())
     assert "docs/listing/" in flat and "(file)" in flat and f"removed {out}" in flat

@@ -51,7 +51,7 @@ def discovery_task(built, tmp_path_factory) -> tuple[Path, Path, str, str]:
     out, tasks = built
     task = next(t for t in tasks if t["mode"] == "discovery" and t["kind"] == "adversarial")
     folder = tmp_path_factory.mktemp("audit") / "task"
-    result = cli("materialize", task["task_id"], "--out", str(folder), "--store", str(out))
+    result = cli("materialize", task["task_id"], "--out", str(folder), "--build", str(out))
     assert result.exit_code == 0, result.output
     assert "audit passed" in result.output
     store = Store.open(out)

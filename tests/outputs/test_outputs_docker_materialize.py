@@ -139,7 +139,7 @@ def test_task_image_runs_the_corrupted_tree_and_hides_the_original(
     assert task.image_name
 
     out = tmp_path / "task"
-    result = cli("materialize", task.task_id, "--out", str(out), "--store", str(build), "--image")
+    result = cli("materialize", task.task_id, "--out", str(out), "--build", str(build), "--image")
     assert result.exit_code == 0, result.output
     assert "audit passed" in result.output and "1 images" in result.output, result.output
     tag = json.loads((out / "TASK.json").read_text(encoding="utf-8"))["task_image"]
@@ -242,7 +242,7 @@ def test_materialize_image_without_an_engine_says_how_to_get_one(
         task.task_id,
         "--out",
         str(tmp_path / "task"),
-        "--store",
+        "--build",
         str(tmp_path / "build"),
         "--image",
     )

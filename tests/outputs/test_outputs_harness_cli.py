@@ -105,7 +105,7 @@ def test_a_local_repository_is_stored_absolute(example, built, tmp_path: Path) -
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     done = corrupt(
-        "materialize", task_id, "--store", str(out), "--out", "task", cwd=elsewhere, env=env
+        "materialize", task_id, "--build", str(out), "--out", "task", cwd=elsewhere, env=env
     )
     assert done.returncode == 0, done.stderr
     assert (elsewhere / "task" / "PROBLEM.md").is_file()

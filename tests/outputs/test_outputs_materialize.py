@@ -111,7 +111,7 @@ def test_materialized_repo_hides_the_original(
     task, files = tasks[name]
     out = tmp_path / "task"
     result = run(
-        "materialize", task.task_id[:8], "--out", str(out), "--store", str(folder), "--no-env"
+        "materialize", task.task_id[:8], "--out", str(out), "--build", str(folder), "--no-env"
     )
     assert result.exit_code == 0, result.output
     log = subprocess.run(
@@ -150,7 +150,7 @@ def test_run_tests_script_shows_the_failure(build, tmp_path: Path) -> None:
             tasks["adversarial"][0].task_id,
             "--out",
             str(out),
-            "--store",
+            "--build",
             str(folder),
             "--no-env",  # the repository test below runs the example's own environment
         ).exit_code
@@ -200,17 +200,17 @@ def test_materialize_refuses_a_used_folder_and_a_changed_tree(tmp_path: Path) ->
 
 def test_unknown_and_ambiguous_task_ids(build, tmp_path: Path) -> None:
     folder, _, _ = build
-    result = run("materialize", "zzzz", "--out", str(tmp_path / "x"), "--store", str(folder))
+    result = run("materialize", "zzzz", "--out", str(tmp_path / "x"), "--build", str(folder))
     assert result.exit_code == 25 and "no task 'zzzz'" in result.output
-    assert run("show", "", "--store", str(folder)).exit_code == 25  # every task matches ""
-    missing = run("show", "abc", "--store", str(tmp_path / "nowhere"))
+    assert run("show", "", "--build", str(folder)).exit_code == 25  # every task matches ""
+    missing = run("show", "abc", "--build", str(tmp_path / "nowhere"))
     assert missing.exit_code == 22 and "no task store" in missing.output
 
 
 def test_show_prints_metadata_and_diff(build) -> None:
     folder, tasks, _ = build
     task = tasks["multi"][0]
-    result = run("show", task.task_id[:10], "--store", str(folder))
+    result = run("show", task.task_id[:10], "--build", str(folder))
     assert result.exit_code == 0, result.output
     for text in [
         task.task_id,
@@ -220,7 +220,7 @@ def test_show_prints_metadata_and_diff(build) -> None:
         "+    return round(amount - extra, 2)",
     ]:
         assert text in result.output
-    fix = run("show", task.task_id, "--store", str(folder), "--fix")
+    fix = run("show", task.task_id, "--build", str(folder), "--fix")
     assert "+    return round(amount + extra, 2)" in fix.output
 
 
@@ -245,10 +245,15 @@ def test_slice_filters_by_difficulty_mode_and_kind(build, tmp_path: Path) -> Non
         "remove",
     )
     assert {json.loads(x)["kind"] for x in out.read_text().splitlines()} == {"multi", "deletion"}
-    # the records say the slice they were chosen for (built as "hard")
-    assert {json.loads(x)["difficulty"]["slice"] for x in out.read_text().splitlines()} == {
-        "custom"
-    }
+    # every record names the one band its percentiles are in, whatever it was chosen by
+    assert {
+        json.loads(x)["kind"]: json.loads(x)["difficulty"]["slice"]
+        for x in out.read_text().splitlines()
+    } == {"multi": "medium", "deletion": "easy"}
+    # mode is one value everywhere: a JSONL filter on it agrees with slice --mode
+    found = tmp_path / "discovery.jsonl"
+    run("slice", str(folder), "--out", str(found), "--mode", "discovery")
+    assert [json.loads(x)["mode"] for x in found.read_text().splitlines()] == ["discovery"]
     run(
         "slice", str(out), "--out", str(tmp_path / "again.jsonl"), "--kind", "deletion"
     )  # a JSONL source

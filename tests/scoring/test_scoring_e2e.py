@@ -157,6 +157,13 @@ def test_tasks_without_a_prediction_count_as_unresolved_on_the_task_set_given(
         (False, True),
     ]
     assert lines[1]["error"] == "no prediction" and not lines[1]["applied"]
+    # the report reads the same slice file: its tasks only
+    page = tmp_path / "report.html"
+    shown = run_corrupt(
+        "report", str(out), "--tasks", str(slice_file), "--scores", str(scores), "--out", str(page)
+    )
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    assert "report of 3 tasks and 3 scores" in " ".join(shown.stdout.split())
 
 
 def test_score_refuses_bad_input_in_one_line(built, tmp_path, run_corrupt):

@@ -8,7 +8,7 @@ import pytest
 
 from corrupt.errors import InputError, SelectionError
 from corrupt.selection.models import SliceSpec, Target
-from corrupt.selection.slices import select_targets, slice_spec
+from corrupt.selection.slices import band_of, select_targets, slice_spec
 
 
 def target(name: str, centrality: float, complexity: float) -> Target:
@@ -31,9 +31,19 @@ def test_named_slices() -> None:
     assert hard.contains(90, 99) and hard.contains(100, 100)
     assert not hard.contains(89.9, 99) and not hard.contains(95, 50)
     easy, medium = slice_spec("easy", None, None), slice_spec("Medium", None, None)
-    assert easy.contains(0, 49.9) and not easy.contains(50, 10)
-    assert medium.contains(50, 89.9) and not medium.contains(90, 60)
+    assert easy.contains(0, 49.9) and easy.contains(95, 10) and not easy.contains(50, 50)
+    assert medium.contains(50, 89.9) and medium.contains(99, 60) and not medium.contains(90, 90)
     assert slice_spec(None, None, None).contains(0, 100)
+
+
+def test_every_point_is_in_exactly_one_named_band() -> None:
+    bands = [slice_spec(name, None, None) for name in ("easy", "medium", "hard")]
+    edges = [0, 10, 49.99, 50, 50.01, 75, 89.99, 90, 95, 100]
+    for c in edges:
+        for x in edges:
+            inside = [b.name for b in bands if b.contains(c, x)]
+            assert inside == [band_of(c, x)], (c, x, inside)
+    assert band_of(95, 10) == "easy" and band_of(60, 99) == "medium" and band_of(90, 90) == "hard"
 
 
 def test_explicit_bands_leave_the_other_axis_whole_and_never_mix_with_a_named_one() -> None:

@@ -90,7 +90,7 @@ def test_build_writes_tasks_of_every_mode(built):
     kinds = {(t["mode"], t["kind"]) for t in tasks}
     assert ("remove", "deletion") in kinds
     assert ("discovery", "adversarial") in kinds
-    assert ("discovery", "multi") in kinds
+    assert ("multi", "multi") in kinds
     assert len({t["task_id"] for t in tasks}) == len(tasks)
     for task in tasks:
         assert len(task["tests"]["fail_to_pass"]) >= 5
@@ -153,7 +153,8 @@ def test_definitions_sharing_a_name_build_in_every_mode_and_verify(tmp_path):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     assert {t["kind"] for t in tasks} == {"deletion", "adversarial", "multi"}
-    targets = {(t["mode"], target["qualname"]) for t in tasks for target in t["targets"]}
+    told = {"remove": "remove", "discovery": "discovery", "multi": "discovery"}
+    targets = {(told[t["mode"]], target["qualname"]) for t in tasks for target in t["targets"]}
     for mode in ("remove", "discovery"):
         assert (mode, "shapes.geometry.Rect.width#2") in targets  # the setter, not the getter
         assert (mode, "shapes.geometry.scale#2") in targets  # the redefinition that counts
@@ -332,7 +333,7 @@ def test_a_suite_over_budget_builds_tasks_that_run_the_cut(tmp_path):
 
 def test_every_traced_bug_has_an_effect_and_a_hop_distance_or_its_reason(built, tmp_path):
     out, tasks = built
-    traced = [t for t in tasks if t["mode"] == "discovery"]
+    traced = [t for t in tasks if t["mode"] != "remove"]
     assert traced and any(t["kind"] == "multi" for t in traced)
     for task in traced:
         for bug in task["bugs"]:
@@ -350,7 +351,7 @@ def test_every_traced_bug_has_an_effect_and_a_hop_distance_or_its_reason(built, 
     assert result.returncode == 0, result.stderr
     near = [json.loads(line) for line in low.read_text().splitlines()]
     assert near and all(t["difficulty"]["hops"] <= hops[0] for t in near)
-    assert all(t["mode"] == "discovery" for t in near)  # remove tasks have no distance
+    assert all(t["mode"] != "remove" for t in near)  # remove tasks have no distance
     bad = run_corrupt("slice", str(out), "--out", str(low), "--min-hops", "3", "--max-hops", "1")
     assert bad.returncode == 2 and "--min-hops 3 is above --max-hops 1" in bad.stderr
     refused = run_corrupt("build", str(out), "--mode", "remove", "--min-hops", "1")
@@ -361,7 +362,7 @@ def test_a_materialized_task_runs_in_its_own_environment_from_a_bare_shell(built
     out, tasks = built
     task = next(t for t in tasks if t["mode"] == "discovery")
     folder = tmp_path / "task"
-    done = run_corrupt("materialize", task["task_id"], "--store", str(out), "--out", str(folder))
+    done = run_corrupt("materialize", task["task_id"], "--build", str(out), "--out", str(folder))
     assert done.returncode == 0, done.stderr
     assert "git diff" in done.stdout and "git diff" in (folder / "PROBLEM.md").read_text()
     site = next((folder / ".venv").glob("lib/python*/site-packages"))

@@ -105,8 +105,8 @@ def two_bug_task(source: str, corrupted: str) -> Task:
     ]  # fmt: skip
     return Task(
         task_id="chain.two", repo=RepoRef(name="chain", url="file:///chain", commit="0" * 40),
-        mode="discovery", kind="multi", corruptor="procedural", targets=[],
-        difficulty=Difficulty(centrality_pct=50, complexity_pct=50, n_functions=2, slice="all"),
+        mode="multi", kind="multi", corruptor="procedural", targets=[],
+        difficulty=Difficulty(centrality_pct=50, complexity_pct=50, n_functions=2),
         corruption_patch="", fix_patch="", edit_script={PRICES: edit_script(source, corrupted)},
         bugs=bugs, tests=TestsRecord(
             command="pytest", fail_to_pass=[T + "test_order_total", T + "test_discounted"],

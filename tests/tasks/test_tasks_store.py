@@ -21,7 +21,7 @@ def make_task(task_id: str, mode: str = "remove") -> Task:
         kind="deletion",
         corruptor="deletion",
         targets=[],
-        difficulty=Difficulty(centrality_pct=50, complexity_pct=50, n_functions=1, slice="all"),
+        difficulty=Difficulty(centrality_pct=50, complexity_pct=50, n_functions=1),
         corruption_patch="",
         fix_patch="",
         edit_script={},
