@@ -73,11 +73,15 @@ MULTI = {
 }
 
 
-def write_repo(root: Path, files: dict[str, str], *, git: bool = True) -> Path:
+def write_repo(
+    root: Path, files: dict[str, str], *, git: bool = True, modes: dict[str, int] | None = None
+) -> Path:
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8", newline="")
+    for rel, mode in (modes or {}).items():
+        (root / rel).chmod(mode)
     if git:
         run = {"cwd": root, "check": True, "capture_output": True}
         subprocess.run(["git", "init", "-q"], **run)

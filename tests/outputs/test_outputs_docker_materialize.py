@@ -166,6 +166,18 @@ def test_task_image_runs_the_corrupted_tree_and_hides_the_original(
         assert "/testbed/src/minishop/__init__.py" in output and "NOT-INSTALLED" in output, output
         code, output = run_in(client, tag, f"cat {shlex.quote(path)}")
         assert output == corrupted
+        # In the image as in the folder, nothing but the content tells the corrupted file
+        # apart: one time for everything in the tree (the engine times /testbed itself), and
+        # the mode the file has in the repository.
+        code, output = run_in(
+            client,
+            tag,
+            "cd /testbed && find . -mindepth 1 -path ./.git -prune -o -printf '%T@ %m %p\\n'",
+        )
+        listing = {line.split(" ", 2)[2]: line.split(" ", 2)[:2] for line in output.splitlines()}
+        assert code == 0 and f"./{path}" in listing, output
+        assert len({when for when, _ in listing.values()}) == 1, output
+        assert listing[f"./{path}"][1] == oct((frozen / path).stat().st_mode & 0o777)[2:]
 
         command = f"{task.tests.command} -q -p no:cacheprovider"
         f2p = shlex.join(task.tests.fail_to_pass)

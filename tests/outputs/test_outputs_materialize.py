@@ -42,7 +42,8 @@ DELETED_BODY = [
 def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A build folder over a real local git repository: tasks of all three kinds."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    repo = write_repo(tmp_path / "shop", ORIGINAL)
+    # an executable source file (git keeps the bit): a copy written anew would lose it
+    repo = write_repo(tmp_path / "shop", ORIGINAL, modes={"src/shop/pricing.py": 0o755})
     head = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
     )
@@ -107,7 +108,7 @@ def run(*args: str):
 def test_materialized_repo_hides_the_original(
     build, tmp_path: Path, name: str, gone: list[str]
 ) -> None:
-    folder, tasks, _ = build
+    folder, tasks, repo = build
     task, files = tasks[name]
     out = tmp_path / "task"
     result = run(
@@ -139,6 +140,9 @@ def test_materialized_repo_hides_the_original(
     # status above rewrote its own index, which is git's, not the tree's
     times = {p.lstat().st_mtime for p in out.rglob("*") if ".git" not in p.relative_to(out).parts}
     assert len(times) == 1, sorted(times)[-3:]
+    # nor its mode: every file of the repository has the mode it has in the checkout
+    for path in ORIGINAL:
+        assert (out / path).stat().st_mode == (repo / path).stat().st_mode, path
 
 
 def test_run_tests_script_shows_the_failure(build, tmp_path: Path) -> None:
