@@ -23,7 +23,7 @@ if ! command -v bwrap >/dev/null || ! command -v slirp4netns >/dev/null; then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
         echo "bootstrap: installing bubblewrap and slirp4netns (the local sandbox) from Debian" >&2
         { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap slirp4netns; } >&2 \
-            || echo "bootstrap: could not install bubblewrap and slirp4netns; see README, Running untrusted code" >&2
+            || echo "bootstrap: could not install bubblewrap and slirp4netns; see ARCHITECTURE.md, Running untrusted code" >&2
     else
         echo "bootstrap: the local sandbox needs bubblewrap (bwrap) and, for install steps, slirp4netns:" \
              "install them (apt-get/dnf/pacman install bubblewrap slirp4netns), or use --sandbox docker" >&2
