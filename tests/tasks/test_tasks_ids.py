@@ -19,8 +19,9 @@ def test_ids_keep_plain_names_and_fold_the_rest() -> None:
 
 
 def test_a_multi_task_keeps_the_id_it_had_when_its_mode_said_discovery() -> None:
-    from corrupt.tasks.modes import TaskMode
     from tasks_factory import MULTI, make_task
+
+    from corrupt.tasks.modes import TaskMode
 
     task, _ = make_task(MULTI, kind="multi")
     assert task.mode == TaskMode.MULTI
