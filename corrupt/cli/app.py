@@ -27,7 +27,7 @@ from corrupt.errors import CorruptError
 from corrupt.outputs.formats import ExportFormat
 from corrupt.repos.sandboxes import SandboxName
 from corrupt.selection.models import ComplexityMetric, SliceName
-from corrupt.tasks.modes import ScreeningMode, TaskMode
+from corrupt.tasks.modes import ScreeningMode, TaskMode, VerifyMode
 
 if TYPE_CHECKING:
     from corrupt.repos.models import Checkout
@@ -204,6 +204,11 @@ def build(
         help="warm: fork a server that imported the suite once; fresh: a new interpreter per "
         "candidate; suite: the whole suite per candidate (slow)",
     ),
+    verify: VerifyMode = typer.Option(
+        VerifyMode.FAST,
+        help="fast: the corrupted suite once, then the tests the corruption reaches again; "
+        "full: the corrupted suite twice and the repaired suite once (slow)",
+    ),
     deletion_style: DeletionStyle = typer.Option(
         DeletionStyle.RAISE, help="raise (NotImplementedError) or pass"
     ),
@@ -256,6 +261,7 @@ def build(
         time_limit=time_limit,
         python=python,
         screening=screening,
+        verify=verify,
         deletion_style=deletion_style,
         min_stars=min_stars,
         api_url=api_url,
@@ -274,7 +280,7 @@ def build(
     console.print(
         f"{summary.tasks} verified tasks in {summary.out} ({summary.jsonl}); "
         f"{summary.eligible} of {summary.functions} functions eligible, {summary.in_slice} in the slice; "
-        f"{summary.test_runs} test runs"
+        f"{summary.test_runs} test runs ({summary.suite_runs} of the whole suite)"
     )
     console.print(screening_line(summary.screening), highlight=False)
     short = [m for m, s in summary.modes.items() if s.tasks < s.requested]

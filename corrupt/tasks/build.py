@@ -53,7 +53,7 @@ from corrupt.tasks.assemble import build_task
 from corrupt.tasks.effects import HopBand, trace_effects
 from corrupt.tasks.engine import engine_identity
 from corrupt.tasks.models import Task
-from corrupt.tasks.modes import ScreeningMode, TaskMode
+from corrupt.tasks.modes import ScreeningMode, TaskMode, VerifyMode
 from corrupt.tasks.ray_cluster import ray_cluster
 from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy, WarmRecord
 from corrupt.tasks.screen_ray import RemoteScreener, WorkerSpec, start_remote_screeners
@@ -119,6 +119,7 @@ class BuildOptions:
     time_limit: float = 60.0
     python: str | None = None  # the installed Python to build the environment on (None: chosen)
     screening: str = ScreeningMode.WARM
+    verify: str = VerifyMode.FAST
     executor: str = "local"  # "ray": candidate screens run in Ray actors
     ray_address: str | None = None  # a Ray cluster (else RAY_ADDRESS, else one started here)
     deletion_style: str = DeletionStyle.RAISE
@@ -155,6 +156,7 @@ class BuildOptions:
         self.sandbox = _choice(self.sandbox, SandboxName, "sandbox")
         self.deletion_style = _choice(self.deletion_style, DeletionStyle, "deletion style")
         self.screening = _choice(self.screening, ScreeningMode, "screening")
+        self.verify = _choice(self.verify, VerifyMode, "verify")
         if self.executor not in ("local", "ray"):
             raise InputError(f"unknown executor {self.executor!r}: choose local or ray")
         if self.ray_address and self.executor != "ray":
@@ -190,6 +192,7 @@ class BuildSummary:
     modes: dict[str, ModeSummary]
     stage_seconds: dict[str, float]
     test_runs: int
+    suite_runs: int  # of the test runs, those of the whole suite (verification's)
     screening: dict[str, object] = field(default_factory=dict)  # the mode and, for warm, its record
     jsonl: Path | None = None
 
@@ -318,6 +321,7 @@ class Build:
             modes=modes,
             stage_seconds=self.stage_seconds,
             test_runs=run.test_runs(),
+            suite_runs=run.suite_runs(),
             screening=run.screening(),
             jsonl=jsonl,
         )
@@ -494,6 +498,9 @@ class _Run:
 
     def test_runs(self) -> int:
         return sum(s.runs for s in self._screeners)
+
+    def suite_runs(self) -> int:
+        return sum(s.suite_runs for s in self._screeners)
 
     def screening(self) -> dict[str, object]:
         """How candidates were screened; for warm, whether it held and what fell back."""
@@ -706,6 +713,9 @@ class _Run:
             self.ready.baseline,
             lambda files: screener.run(files),
             min_failing=self.o.min_failing,
+            mode=VerifyMode(self.o.verify),
+            run_some=lambda files, tests: screener.run(files, tests=tests),
+            covering={test for t in cand.targets for test in t.covering_tests},
         )
         if not verification.ok:
             return corruption, None, None, verification.rejection

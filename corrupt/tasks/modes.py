@@ -35,3 +35,15 @@ class ScreeningMode(StrEnum):
     WARM = "warm"
     FRESH = "fresh"
     SUITE = "suite"
+
+
+class VerifyMode(StrEnum):
+    """``corrupt build --verify``: how many suite runs make a candidate a task.
+
+    ``fast`` runs the whole suite once on the corrupted tree and then only the tests
+    whose outcome the corruption can change; ``full`` runs the whole suite twice on
+    the corrupted tree and once on the repaired one (see :mod:`corrupt.tasks.verify`).
+    """
+
+    FAST = "fast"
+    FULL = "full"

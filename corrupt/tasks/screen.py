@@ -251,6 +251,7 @@ class TreeScreener:
         self.policy = policy or WarmPolicy()
         self.verdicts = verdicts
         self.runs = 0
+        self.suite_runs = 0  # of those, runs of the whole suite (what a verified task costs most)
         self._server: WarmServer | None = None
 
     def __call__(
@@ -313,6 +314,7 @@ class TreeScreener:
         trace: Sequence[TraceTarget] = (),
     ) -> TestReport:
         self.runs += 1
+        self.suite_runs += tests is None
         return run_tests(
             self.sandbox,
             self.env,

@@ -59,15 +59,18 @@ class ScreenerActor:
 
     def screen(
         self, files: dict[str, str], tests: list[str] | None, max_failures: int | None
-    ) -> tuple[TestReport, int, WarmRecord]:
+    ) -> tuple[TestReport, tuple[int, int], WarmRecord]:
         report = self.screener(files, tests, max_failures)
-        return report, self.screener.runs, self.screener.policy.snapshot()
+        return report, self._counts(), self.screener.policy.snapshot()
 
     def run(
         self, files: dict[str, str], tests: list[str] | None, trace: list[TraceTarget]
-    ) -> tuple[TestReport, int, WarmRecord]:
+    ) -> tuple[TestReport, tuple[int, int], WarmRecord]:
         report = self.screener.run(files, tests=tests, trace=trace)
-        return report, self.screener.runs, self.screener.policy.snapshot()
+        return report, self._counts(), self.screener.policy.snapshot()
+
+    def _counts(self) -> tuple[int, int]:
+        return self.screener.runs, self.screener.suite_runs
 
     def cancel(self) -> None:
         """End the run in flight (called alongside it: the actor has a second thread)."""
@@ -82,7 +85,7 @@ class RemoteScreener:
 
     def __init__(self, ray: Any, actor: Any) -> None:
         self.ray, self.actor = ray, actor
-        self.runs = 0
+        self.runs = self.suite_runs = 0
         self.policy: WarmRecord | None = None  # the actor's WarmPolicy, as of its last run
 
     def __call__(
@@ -114,7 +117,7 @@ class RemoteScreener:
             self.ray.kill(self.actor)
 
     def _answer(self, ref: Any) -> TestReport:
-        report, self.runs, self.policy = self.ray.get(ref)
+        report, (self.runs, self.suite_runs), self.policy = self.ray.get(ref)
         return report  # type: ignore[no-any-return]  # ray.get is untyped
 
 

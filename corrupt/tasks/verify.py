@@ -3,9 +3,27 @@
 Static checks first (cheap): the corrupted files parse, every changed line lies
 inside a target function, signatures are kept, no comment was added, and both
 repair forms (edit script, fix patch) restore the original byte for byte.
-Then the full suite runs on the corrupted tree twice (at least ``min_failing``
-previously passing tests fail, the same set both times) and once on the
-repaired tree (green again).
+
+Then the suite, in fresh processes. Why each run that remains is needed
+(``--verify fast``, the default):
+
+1. The whole suite on the corrupted tree, once: it is what FAIL_TO_PASS and
+   PASS_TO_PASS are read from (at least ``min_failing`` previously passing tests
+   fail), and the floor of what a task costs.
+2. The failing tests again, with every passing test that ran a corrupted function
+   at baseline: a failure that does not repeat is not a task, and those are the
+   only tests whose outcome the corruption can make unstable. Every other test runs
+   the code it ran at baseline, where it passed twice (flaky ones are out of
+   ``baseline.tests``), and passed once more in run 1. When a changed statement ran
+   outside any test (at import or collection), it reaches every test: the whole
+   suite runs again.
+
+No run of the repaired tree: the static checks prove both repairs give back the
+original bytes, and the original's suite ran green twice at baseline, so it
+would tell the store what it already holds.
+
+``--verify full`` (slow, paranoid) runs the whole suite twice on the corrupted
+tree (the same failing set both times) and once on the repaired tree.
 """
 
 from __future__ import annotations
@@ -15,11 +33,12 @@ import difflib
 import io
 import re
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from corrupt.corruptors.anomalies import new_anomalies, tell_detail
 from corrupt.corruptors.models import Corruption, Rejection, RejectionKind
+from corrupt.corruptors.reach import ran_outside_tests
 from corrupt.graph.models import Symbol
 from corrupt.repos.models import Baseline, TestReport
 from corrupt.source.edits import (
@@ -30,8 +49,10 @@ from corrupt.source.edits import (
 )
 from corrupt.source.functions import function_at
 from corrupt.tasks.models import harness_readable
+from corrupt.tasks.modes import VerifyMode
 
 FullRun = Callable[[dict[str, str]], TestReport]
+SomeRun = Callable[[dict[str, str], list[str]], TestReport]  # the named tests only
 
 
 @dataclass
@@ -122,9 +143,18 @@ def _static_problem(
 
 
 def verify_dynamic(
-    corruption: Corruption, baseline: Baseline, run_full: FullRun, *, min_failing: int
+    corruption: Corruption,
+    baseline: Baseline,
+    run_full: FullRun,
+    *,
+    min_failing: int,
+    mode: VerifyMode = VerifyMode.FULL,
+    run_some: SomeRun | None = None,
+    covering: Collection[str] = (),
 ) -> Verification:
-    """Full suite on the corrupted tree twice and on the repaired tree once."""
+    """Run 1, then (fast) the failing tests and those of ``covering`` (the tests that ran
+    a target at baseline) that the corruption reaches, with ``run_some``; or (full) the
+    corrupted suite again and the repaired suite."""
     trusted = set(baseline.tests)
     corrupted = {path: ch.corrupted for path, ch in corruption.files.items()}
     first = run_full(corrupted)
@@ -145,10 +175,26 @@ def verify_dynamic(
             report=first,
             runs=1,
         )
-    second = run_full(corrupted)
-    if sorted(second.failing() & trusted) != failing:
+    passing = sorted(trusted - set(failing))
+    reached = reached_tests(corruption, baseline, covering)
+    if mode == VerifyMode.FAST and reached is not None and run_some is not None:
+        again = failing + sorted(reached & set(passing))
+        second = run_some(corrupted, again)
+        ran = second.passing() | second.failing()
+    else:
+        again, second = sorted(trusted), run_full(corrupted)
+        ran = set(again)
+    if second.timed_out or sorted(second.failing() & trusted) != failing:
         return Verification(
             False, _unverified("a different set of tests fails on the rerun"), report=first, runs=2
+        )
+    if not set(again) <= ran:
+        return Verification(
+            False, _unverified("the rerun did not run every test named"), report=first, runs=2
+        )
+    if mode == VerifyMode.FAST:
+        return Verification(
+            True, None, fail_to_pass=failing, pass_to_pass=passing, report=first, runs=2
         )
     repaired = run_full({path: ch.original for path, ch in corruption.files.items()})
     still = sorted(repaired.failing() & trusted)
@@ -159,10 +205,24 @@ def verify_dynamic(
             report=first,
             runs=3,
         )
-    passing = sorted(trusted - set(failing))
     return Verification(
         True, None, fail_to_pass=failing, pass_to_pass=passing, report=first, runs=3
     )
+
+
+def reached_tests(
+    corruption: Corruption, baseline: Baseline, covering: Collection[str]
+) -> set[str] | None:
+    """The tests whose outcome the corruption can change: ``covering`` (those that ran a
+    corrupted function at baseline), or None (every test) when a changed statement ran
+    outside any test, at import or collection, or the baseline has no record of that."""
+    if not baseline.outside_tests:
+        return None
+    for path, change in corruption.files.items():
+        outside = baseline.outside_tests.get(path, ())
+        if ran_outside_tests(change.original, change.corrupted, outside):
+            return None
+    return set(covering)
 
 
 def _unverified(detail: str) -> Rejection:

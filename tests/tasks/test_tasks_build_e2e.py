@@ -384,3 +384,26 @@ def test_a_materialized_task_runs_in_its_own_environment_from_a_bare_shell(built
         capture_output=True, text=True, env=bare,
     )  # fmt: skip
     assert version.returncode == 0 and version.stdout.strip()
+
+
+def _test_runs(out: Path) -> int:
+    """Test runs the build's candidates took, as the store records them."""
+    with sqlite3.connect(out / "store.sqlite") as db:
+        return db.execute("SELECT sum(screened) FROM candidates").fetchone()[0]
+
+
+def test_every_fast_verified_task_is_one_the_full_verification_writes(example, built, tmp_path):
+    """The default verification (the corrupted suite once, then the tests the corruption
+    reaches) against --verify full (the corrupted suite twice, the repaired suite once):
+    the same candidates become the same tasks, with the same tests, for a run less each."""
+    from conftest import EXAMPLE_BUILD
+
+    fast_out, fast = built
+    out = tmp_path / "full"
+    result = run_corrupt(
+        "build", str(example), *EXAMPLE_BUILD, "--verify", "full", "--out", str(out)
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    full = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
+    assert [(t["task_id"], t["tests"]) for t in full] == [(t["task_id"], t["tests"]) for t in fast]
+    assert _test_runs(out) - _test_runs(fast_out) >= len(fast)

@@ -1,0 +1,134 @@
+"""Whole-build throughput: what a verified task costs, against one fresh run of the suite.
+
+    python bench/throughput_bench.py [--repos toolz,structlog,...] [--mode discovery] [--n 3]
+
+For each repository (names from bench/corpus.txt, read from the mirrors): one
+fresh run of the whole suite in a working copy, as verification runs it (the
+median of two), then the same build in fresh folders three ways, the
+environment and baseline coming from the cache: warm screening with fast
+verification (the defaults), warm with ``--verify full``, and whole-suite
+screening (``--screening suite``) with fast verification. Prints, per build,
+seconds per verified task, whole-suite runs per verified task and the ratio
+of seconds per task to one fresh suite run; then the warm/suite whole-build
+ratio (tasks per minute) and whether fast and full wrote the same tasks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from intake_corpus import read_corpus, spec_for  # noqa: E402
+
+from corrupt.corruptors.models import RejectionKind  # noqa: E402
+from corrupt.prepare import prepare  # noqa: E402
+from corrupt.repos.runner import run_tests  # noqa: E402
+from corrupt.repos.sandboxes import get_sandbox  # noqa: E402
+from corrupt.repos.workspace import Workspace  # noqa: E402
+from corrupt.tasks.build import Build, BuildOptions  # noqa: E402
+from corrupt.tasks.store import Store  # noqa: E402
+
+REPOS = "toolz,marshmallow,sqlparse,markdown,structlog,humanize,mimesis"
+CORPUS = Path(__file__).with_name("corpus.txt")
+WAYS = {  # name -> (screening, verify)
+    "warm+fast": ("warm", "fast"),
+    "warm+full": ("warm", "full"),
+    "suite+fast": ("suite", "fast"),
+}
+
+
+def one_suite_run(spec: str) -> tuple[float, int]:
+    """Seconds of one fresh whole-suite run (median of two) and the suite's size."""
+    sandbox = get_sandbox("local")
+    ready = prepare(spec, sandbox, time_limit=300)
+    seconds = []
+    with Workspace(ready.checkout) as workspace:
+        for _ in range(2):
+            started = time.monotonic()
+            run_tests(sandbox, ready.env, workspace.path, timeout=600, subset=ready.baseline.subset)
+            seconds.append(time.monotonic() - started)
+    return statistics.median(seconds), len(ready.baseline.tests)
+
+
+def build(spec: str, mode: str, n: int, seed: int, screening: str, verify: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        options = BuildOptions(
+            repo=spec,
+            out=Path(tmp) / "out",
+            mode=mode,
+            n=n,
+            seed=seed,
+            screening=screening,
+            verify=verify,
+            time_limit=300,
+        )
+        started = time.monotonic()
+        summary = Build(options).run()
+        seconds = time.monotonic() - started
+        store = Store.open(Path(tmp) / "out")
+        try:
+            ids = sorted(t.task_id for t in store.list_tasks())
+            # each cost at least one whole-suite run and wrote no task
+            failed = Counter(
+                re.sub(r"\d+", "N", c.rejection.detail)
+                for c in store.candidates()
+                if c.rejection and c.rejection.kind == RejectionKind.NOT_VERIFIED
+            )
+        finally:
+            store.close()
+    tasks = max(summary.tasks, 1)
+    return {
+        "tasks": summary.tasks,
+        "seconds": seconds,
+        "per_task": seconds / tasks,
+        "suite_runs": summary.suite_runs / tasks,
+        "runs": summary.test_runs,
+        "ids": ids,
+        "failed": failed,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repos", default=REPOS, help="names from bench/corpus.txt")
+    parser.add_argument("--mode", default="discovery")
+    parser.add_argument("--n", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
+    args = parser.parse_args()
+    corpus = dict(read_corpus(CORPUS))
+    ratios = []
+    for short in args.repos.split(","):
+        name = next(n for n in corpus if n.split("/")[1].removeprefix("python-") == short)
+        spec = spec_for(name, corpus[name], args.mirrors)
+        suite, size = one_suite_run(spec)
+        rows = {way: build(spec, args.mode, args.n, args.seed, *how) for way, how in WAYS.items()}
+        print(f"\n{name}: {size} tests, one fresh suite run {suite:.1f} s")
+        for way, row in rows.items():
+            print(
+                f"  {way:<11} {row['tasks']:>2} tasks  {row['seconds']:>6.0f} s  "
+                f"{row['per_task']:>6.1f} s/task  {row['suite_runs']:>4.1f} suite runs/task  "
+                f"{row['per_task'] / suite:>5.1f}x one suite run  ({row['runs']} test runs)"
+            )
+            if row["failed"]:
+                print(f"{'':<15}failed verification: {dict(row['failed'])}")
+        fast, full, slow = (rows[w] for w in WAYS)
+        ratio = (slow["per_task"] / fast["per_task"]) if fast["tasks"] and slow["tasks"] else 0.0
+        ratios.append(ratio)
+        print(
+            f"  warm/suite whole build {ratio:.1f}x; fast and full wrote the same tasks: "
+            f"{'yes' if fast['ids'] == full['ids'] else 'NO'}"
+        )
+    print(f"\nwarm/suite over the bench: median {statistics.median(ratios):.1f}x")
+
+
+if __name__ == "__main__":
+    main()
