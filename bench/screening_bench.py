@@ -229,7 +229,7 @@ def main() -> None:
     args = parser.parse_args()
     global GROUP
     GROUP = meter()
-    corpus = dict(read_corpus(CORPUS))
+    corpus = dict(read_corpus(CORPUS)[0])
     sandbox = get_sandbox("local")
     totals = {mode: Tally() for mode in ScreeningMode}
     for short in args.repos.split(","):

@@ -104,7 +104,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     args = parser.parse_args()
-    corpus = dict(read_corpus(CORPUS))
+    corpus = dict(read_corpus(CORPUS)[0])
     ratios = []
     for short in args.repos.split(","):
         name = next(n for n in corpus if n.split("/")[1].removeprefix("python-") == short)
