@@ -73,7 +73,7 @@ def main() -> None:
     parser.add_argument("build", nargs="*", help="build options (after --)")
     args = parser.parse_args()
     build = args.build or ["--mode", "discovery", "--n", "1"]
-    pinned = dict(read_corpus(args.corpus))
+    pinned = dict(read_corpus(args.corpus)[0])
     specs = [spec_for(name, pinned[name], args.mirrors) for name in args.only]
     args.work.mkdir(parents=True, exist_ok=True)
     listing = args.work / "repos.txt"

@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     args = parser.parse_args()
-    corpus = dict(read_corpus(CORPUS))
+    corpus = dict(read_corpus(CORPUS)[0])
     sandbox = get_sandbox("local")
     differ_total = 0
     for short in args.repos.split(","):
