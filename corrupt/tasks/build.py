@@ -42,7 +42,7 @@ from corrupt.graph.distance import distances_to
 from corrupt.graph.models import CodeGraph, Symbol
 from corrupt.prepare import Prepared, prepare
 from corrupt.repos.coverage import LineTests
-from corrupt.repos.models import Checkout
+from corrupt.repos.models import Checkout, TraceTarget
 from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.sandboxes import SandboxName
 from corrupt.repos.specs import parse_spec
@@ -50,7 +50,7 @@ from corrupt.selection.models import ComplexityMetric, Group, SliceSpec, Target
 from corrupt.source.edits import EditScriptError
 from corrupt.source.functions import TargetNotFound
 from corrupt.tasks.assemble import build_task
-from corrupt.tasks.effects import HopBand, trace_effects
+from corrupt.tasks.effects import HopBand, target_span, trace_effects
 from corrupt.tasks.engine import engine_identity
 from corrupt.tasks.models import Task
 from corrupt.tasks.modes import ScreeningMode, TaskMode, VerifyMode
@@ -714,8 +714,9 @@ class _Run:
             lambda files: screener.run(files),
             min_failing=self.o.min_failing,
             mode=VerifyMode(self.o.verify),
-            run_some=lambda files, tests: screener.run(files, tests=tests),
+            run_some=lambda files, tests, trace: screener.run(files, tests=tests, trace=trace),
             covering={test for t in cand.targets for test in t.covering_tests},
+            trace=self._traced_in_verification(cand.mode, corruption),
         )
         if not verification.ok:
             return corruption, None, None, verification.rejection
@@ -738,6 +739,7 @@ class _Run:
                 {path: ch.corrupted for path, ch in corruption.files.items()},
                 lambda files, tests, targets: screener.run(files, tests=tests, trace=targets),
                 {t.qualname: t.covering_tests for t in cand.targets},
+                verification.rerun,
             )
             band = self.o.hop_band
             if not band.contains(task.difficulty.hops):
@@ -745,6 +747,16 @@ class _Run:
                 return corruption, None, None, Rejection(RejectionKind.HOPS, detail)
         files = {path: [ch.original, ch.corrupted] for path, ch in corruption.files.items()}
         return corruption, task, files, None
+
+    def _traced_in_verification(self, mode: TaskMode, corruption: Corruption) -> list[TraceTarget]:
+        """A discovery bug's function, traced in verification's rerun of its failing tests:
+        that rerun is then its effect run too (a multi task's bugs are traced one at a
+        time, each alone in the tree)."""
+        if mode != TaskMode.DISCOVERY or len(corruption.bugs) != 1:
+            return []
+        bug = corruption.bugs[0]
+        span = target_span(bug, corruption.files[bug.file].corrupted)
+        return [span] if span is not None else []
 
     def _source(self, target: Target) -> str:
         with open(self.ready.checkout.path / target.file, encoding="utf-8", newline="") as fh:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from corrupt.corruptors.models import Bug
 from corrupt.errors import InputError
 from corrupt.repos.models import TestReport, TraceTarget
 from corrupt.source.edits import apply_edit_script
@@ -76,9 +77,13 @@ def trace_effects(
     corrupted: dict[str, str],
     run: TracedRun,
     covering: Mapping[str, Sequence[str]] | None = None,
+    traced: TestReport | None = None,
 ) -> None:
     """Fill in each bug's effect (and the task's ``difficulty.hops``) from traced runs of
     its failing tests; ``run(files, tests, targets)`` runs ``tests`` with ``files`` written.
+
+    ``traced`` is a run of a single-bug task's failing tests already traced for its
+    function (verification's rerun): read first, so the task needs no run of its own.
 
     ``covering`` (target qualname -> the tests that ran it at baseline) narrows a bug's
     tests to those that can fail because of it: a test that never runs a function
@@ -93,6 +98,10 @@ def trace_effects(
             continue
         runs_it = set((covering or {}).get(bug.target, ()))
         candidates = [t for t in failing if t in runs_it] or failing
+        if traced is not None and len(task.bugs) == 1:
+            bug.effect = effect_from(traced, candidates, bug.effect)
+            if bug.effect.test is not None:
+                continue
         for start in range(
             0, min(len(candidates), MAX_TRACED_RUNS * MAX_TRACED_TESTS), MAX_TRACED_TESTS
         ):
@@ -125,7 +134,7 @@ def bugs_alone(task: Task, corrupted: dict[str, str]) -> list[dict[str, str]]:
     return alone
 
 
-def target_span(bug: BugRecord, source: str) -> TraceTarget | None:
+def target_span(bug: BugRecord | Bug, source: str) -> TraceTarget | None:
     """The bug's function as it lies in ``source`` (decorators included): of the defs
     its qualname names, the one holding the most of its lines."""
     try:

@@ -33,14 +33,14 @@ import difflib
 import io
 import re
 import tokenize
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from corrupt.corruptors.anomalies import new_anomalies, tell_detail
 from corrupt.corruptors.models import Corruption, Rejection, RejectionKind
 from corrupt.corruptors.reach import ran_outside_tests
 from corrupt.graph.models import Symbol
-from corrupt.repos.models import Baseline, TestReport
+from corrupt.repos.models import Baseline, TestReport, TraceTarget
 from corrupt.source.edits import (
     apply_edit_script,
     apply_unified_diff,
@@ -52,7 +52,8 @@ from corrupt.tasks.models import harness_readable
 from corrupt.tasks.modes import VerifyMode
 
 FullRun = Callable[[dict[str, str]], TestReport]
-SomeRun = Callable[[dict[str, str], list[str]], TestReport]  # the named tests only
+# the named tests only, failing ones traced for calls of the functions given
+SomeRun = Callable[[dict[str, str], list[str], Sequence[TraceTarget]], TestReport]
 
 
 @dataclass
@@ -72,6 +73,7 @@ class Verification:
     pass_to_pass: list[str] = field(default_factory=list)
     report: TestReport | None = None  # the corrupted full-suite run
     runs: int = 0
+    rerun: TestReport | None = None  # fast: run 2, traced for ``trace`` (effects read it)
 
 
 def make_repair(corruption: Corruption) -> Repair:
@@ -151,6 +153,7 @@ def verify_dynamic(
     mode: VerifyMode = VerifyMode.FULL,
     run_some: SomeRun | None = None,
     covering: Collection[str] = (),
+    trace: Sequence[TraceTarget] = (),
 ) -> Verification:
     """Run 1, then (fast) the failing tests and those of ``covering`` (the tests that ran
     a target at baseline) that the corruption reaches, with ``run_some``; or (full) the
@@ -179,7 +182,7 @@ def verify_dynamic(
     reached = reached_tests(corruption, baseline, covering)
     if mode == VerifyMode.FAST and reached is not None and run_some is not None:
         again = failing + sorted(reached & set(passing))
-        second = run_some(corrupted, again)
+        second = run_some(corrupted, again, trace)
         ran = second.passing() | second.failing()
     else:
         again, second = sorted(trusted), run_full(corrupted)
@@ -194,7 +197,13 @@ def verify_dynamic(
         )
     if mode == VerifyMode.FAST:
         return Verification(
-            True, None, fail_to_pass=failing, pass_to_pass=passing, report=first, runs=2
+            True,
+            None,
+            fail_to_pass=failing,
+            pass_to_pass=passing,
+            report=first,
+            runs=2,
+            rerun=second if run_some is not None and reached is not None else None,
         )
     repaired = run_full({path: ch.original for path, ch in corruption.files.items()})
     still = sorted(repaired.failing() & trusted)

@@ -394,8 +394,9 @@ def _test_runs(out: Path) -> int:
 
 def test_every_fast_verified_task_is_one_the_full_verification_writes(example, built, tmp_path):
     """The default verification (the corrupted suite once, then the tests the corruption
-    reaches) against --verify full (the corrupted suite twice, the repaired suite once):
-    the same candidates become the same tasks, with the same tests, for a run less each."""
+    reaches, which is a discovery task's effect run too) against --verify full (the
+    corrupted suite twice, the repaired suite once, then the effect run): the same
+    candidates become the same tasks, with the same tests and effects, for fewer runs."""
     from conftest import EXAMPLE_BUILD
 
     fast_out, fast = built
@@ -406,4 +407,10 @@ def test_every_fast_verified_task_is_one_the_full_verification_writes(example, b
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     full = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     assert [(t["task_id"], t["tests"]) for t in full] == [(t["task_id"], t["tests"]) for t in fast]
+    # a discovery bug's effect comes from the fast rerun, traced; the full build traces it
+    # in a run of its own: the same effect either way
+    seen = ("test", "exception", "file", "line", "function", "hop_distance", "hop_reason")
+    effects = [[{k: b["effect"][k] for k in seen} for b in t["bugs"]] for t in fast]
+    assert effects == [[{k: b["effect"][k] for k in seen} for b in t["bugs"]] for t in full]
+    assert any(t["mode"] == "discovery" and t["difficulty"]["hops"] is not None for t in fast)
     assert _test_runs(out) - _test_runs(fast_out) >= len(fast)
