@@ -162,7 +162,7 @@ def adversarial_search(
         if result.error or result.timed_out:
             entry["outcome"] = "timeout" if result.timed_out else "screen error"
             entry["reason"] = result.error or "the covering tests timed out"
-        elif len(result.failing) < min_failing:
+        elif result.counted < min_failing:
             entry["outcome"] = "too few failing"
         else:
             entry["outcome"] = "survivor"

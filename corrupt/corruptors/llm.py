@@ -408,7 +408,7 @@ class _Session:
                 "The tests did not finish (a hang or crash in the harness); avoid infinite loops."
             )
         report = _failures(result)
-        if len(result.failing) < self.min_failing:
+        if result.counted < self.min_failing:
             entry["outcome"] = "too few failing"
             return (
                 f"{len(result.failing)} of {result.ran} tests fail; at least "

@@ -30,6 +30,7 @@ from corrupt.corruptors.models import (
     TargetSource,
 )
 from corrupt.corruptors.screening import screen
+from corrupt.repos.models import harness_readable
 from corrupt.source.edits import changed_lines
 
 
@@ -149,10 +150,9 @@ def _independence(
         alone[i] = failing
 
     composite = _failing(screener, files, tests, baseline_passing, None)
-    if len(composite) < min_failing:
-        detail = (
-            f"the composite fails {len(composite)} previously passing test(s), {min_failing} needed"
-        )
+    counted = sum(harness_readable(t) for t in composite)
+    if counted < min_failing:
+        detail = f"the composite fails {counted} previously passing test(s), {min_failing} needed"
         return Rejection(RejectionKind.NO_SURVIVOR, detail)
 
     leave_one_out: dict[int, list[str]] = {}

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from corrupt.corruptors.models import DistanceTo, Effect, Screener
 from corrupt.errors import CorruptError
-from corrupt.repos.models import Frame, TestReport, TestResult
+from corrupt.repos.models import Frame, TestReport, TestResult, harness_readable
 from corrupt.source.edits import common_ends, split_lines
 from corrupt.source.functions import extent, functions_in, matches, parsed
 
@@ -42,6 +42,12 @@ class Screening:
     timed_out: bool = False
     report: TestReport | None = None
     error: str = ""  # the screener could not run the candidate
+
+    @property
+    def counted(self) -> int:
+        """The failing tests that count toward ``min_failing``: those a harness can name
+        (verification counts no other, so a candidate short of them is not screened on)."""
+        return sum(harness_readable(t) for t in self.failing)
 
 
 @dataclass
@@ -78,6 +84,11 @@ def screen(
     that can see the change run (:mod:`corrupt.corruptors.reach`); the rest pass.
     """
     selected = list(tests) if tests is not None else None
+    if budget is not None:  # failures no harness can name do not use up the budget
+        budget += sum(
+            not harness_readable(t)
+            for t in (selected if selected is not None else baseline_passing)
+        )
     try:
         report = screener(files, selected, budget)
     except CorruptError as exc:

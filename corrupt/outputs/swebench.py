@@ -11,7 +11,7 @@ them) and runs ``pytest -rA`` between the harness's markers.
 
 ``parse_log_pytest_v2`` is the log parser because it keeps the whole id after
 the status word; ids holding whitespace are left out anyway
-(:func:`~corrupt.tasks.models.harness_readable`), so SWE-smith-style parsers
+(:func:`~corrupt.repos.models.harness_readable`), so SWE-smith-style parsers
 read the same lists.
 """
 

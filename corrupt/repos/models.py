@@ -6,6 +6,7 @@ records and never reach into how a clone, an environment or a sandbox was made.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -236,3 +237,21 @@ class Baseline:
         """Whether the suite was cut for a smaller budget than ``time_limit`` (so a run with
         that budget must compute the baseline again, maybe whole)."""
         return bool(self.subset) and time_limit > self.cut_at
+
+
+# parse_log_pytest_v2 strips what looks like a colour code ("[5m"), so test_x[5m] is lost.
+_ANSI_LIKE = re.compile(r"\[\d+m")
+
+
+def harness_readable(test_id: str) -> bool:
+    """Whether the harnesses' pytest log parsers can name this test.
+
+    SWE-smith's parser takes the first whitespace-free run of a ``pytest -v``
+    line as the id, so a parametrized id holding a space (``test_x[a b]``) is
+    read as ``test_x[a`` and never found (so is it by SWE-bench's first
+    parser); SWE-bench's ``parse_log_pytest_v2`` removes ``[<digits>m`` as a
+    colour code. Such tests stay in the task record
+    (``corrupt score`` reads its own reports) but are left out of harness
+    exports, and a task needs ``min_failing`` readable failing tests.
+    """
+    return not any(ch.isspace() for ch in test_id) and not _ANSI_LIKE.search(test_id)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import re
 
 from pydantic import BaseModel, Field, computed_field, field_validator, model_validator
 
 from corrupt.corruptors.models import CorruptionKind
+from corrupt.repos.models import harness_readable
 from corrupt.selection.slices import band_of
 from corrupt.tasks.modes import TaskMode
 
@@ -99,24 +99,6 @@ class BugRecord(BaseModel):
     subcategory: str = ""
     operator: str
     effect: EffectRecord = Field(default_factory=EffectRecord)
-
-
-# parse_log_pytest_v2 strips what looks like a colour code ("[5m"), so test_x[5m] is lost.
-_ANSI_LIKE = re.compile(r"\[\d+m")
-
-
-def harness_readable(test_id: str) -> bool:
-    """Whether the harnesses' pytest log parsers can name this test.
-
-    SWE-smith's parser takes the first whitespace-free run of a ``pytest -v``
-    line as the id, so a parametrized id holding a space (``test_x[a b]``) is
-    read as ``test_x[a`` and never found (so is it by SWE-bench's first
-    parser); SWE-bench's ``parse_log_pytest_v2`` removes ``[<digits>m`` as a
-    colour code. Such tests stay in the task record
-    (``corrupt score`` reads its own reports) but are left out of harness
-    exports, and a task needs ``min_failing`` readable failing tests.
-    """
-    return not any(ch.isspace() for ch in test_id) and not _ANSI_LIKE.search(test_id)
 
 
 class TestsRecord(BaseModel):

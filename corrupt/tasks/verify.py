@@ -40,7 +40,7 @@ from corrupt.corruptors.anomalies import new_anomalies, tell_detail
 from corrupt.corruptors.models import Corruption, Rejection, RejectionKind
 from corrupt.corruptors.reach import ran_outside_tests
 from corrupt.graph.models import Symbol
-from corrupt.repos.models import Baseline, TestReport, TraceTarget
+from corrupt.repos.models import Baseline, TestReport, TraceTarget, harness_readable
 from corrupt.source.edits import (
     apply_edit_script,
     apply_unified_diff,
@@ -48,7 +48,6 @@ from corrupt.source.edits import (
     unified_diff,
 )
 from corrupt.source.functions import function_at
-from corrupt.tasks.models import harness_readable
 from corrupt.tasks.modes import VerifyMode
 
 FullRun = Callable[[dict[str, str]], TestReport]

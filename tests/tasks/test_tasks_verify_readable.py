@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from corrupt.corruptors.models import Corruption, FileChange
-from corrupt.repos.models import Baseline, TestReport, TestResult
-from corrupt.tasks.models import TestsRecord, harness_readable
+from corrupt.corruptors.screening import screen
+from corrupt.repos.models import Baseline, TestReport, TestResult, harness_readable
+from corrupt.tasks.models import TestsRecord
 from corrupt.tasks.verify import verify_dynamic
 
 PLAIN = [f"tests/test_a.py::test_{i}" for i in range(3)]
@@ -64,3 +65,17 @@ def test_exports_read_only_what_harnesses_can_name() -> None:
         baseline_seconds=1.0,
     )
     assert record.readable() == (PLAIN, ["tests/test_b.py::test_r"])
+
+
+def test_screening_counts_only_what_verification_counts() -> None:
+    """A candidate short of readable failures is dropped at screening, not after a whole
+    verification run, and failures no harness can name leave the budget for those it can."""
+    budgets: list[int | None] = []
+
+    def screener(files: dict[str, str], tests, budget):  # type: ignore[no-untyped-def]
+        budgets.append(budget)
+        return run_full(files)
+
+    result = screen(screener, {"a.py": BROKEN}, PLAIN + SPACED, set(PLAIN + SPACED), 4)
+    assert len(result.failing) == 6 and result.counted == 3
+    assert budgets == [4 + len(SPACED)]
