@@ -11,7 +11,8 @@ daemon; Flatpak runs untrusted applications the same way. A box sees:
 - the host folders a caller names, read-only or writable, at their own paths,
   and a working directory at a path of the caller's choosing (test runs see
   their working tree at ``/testbed``, whichever host folder holds it);
-- a private, size-limited ``/tmp`` (HOME is ``/tmp/home``) and ``/dev/shm``, a
+- a private, size-limited ``/tmp`` (HOME is ``/tmp/home``, holding a read-only
+  ``.profile`` as a new account's does) and ``/dev/shm``, a
   read-only minimal ``/dev``, its own ``/proc`` with ``/proc/sys`` read-only
   (as root, the box's uid is the host's root: sysctls check the uid, not
   capabilities, and ``kernel.core_pattern`` runs a program as host root);
@@ -60,6 +61,9 @@ ETC = (
 ETC_NETWORK = ("ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies")
 HOME = "/tmp/home"
 BOX_HOSTS = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tsandbox\n"
+# HOME holds what a new account's does (``useradd -m`` copies /etc/skel), read-only:
+# tests that list ``~`` expect something there, as on any developer's or CI machine.
+BOX_PROFILE = "# ~/.profile of corrupt's sandbox account\n"
 UNSAFE_HINT = "or pass --no-isolation to run repository code unconfined (unsafe)"
 
 
@@ -138,6 +142,9 @@ def box_argv(
         "/tmp",
         "--dir",
         HOME,
+        "--ro-bind",
+        str(_box_profile()),
+        f"{HOME}/.profile",
     ]
     for folder in box.read_only:
         args += ["--ro-bind", str(folder), str(folder)]
@@ -159,6 +166,14 @@ def _box_hosts() -> Path:
     may lack ``::1 localhost``, and may name machines a box cannot reach anyway.)"""
     path = scratch_dir("etc-") / "hosts"
     path.write_text(BOX_HOSTS, encoding="utf-8")
+    return path
+
+
+@functools.cache
+def _box_profile() -> Path:
+    """The ``.profile`` every box's HOME holds, written once per process."""
+    path = scratch_dir("home-") / ".profile"
+    path.write_text(BOX_PROFILE, encoding="utf-8")
     return path
 
 

@@ -132,3 +132,33 @@ def test_a_box_without_network_names_its_loopback_both_ways():
     hosts, connected = proc.stdout.strip().rsplit("\n", 1)
     assert hosts == BOX_HOSTS.strip()  # the box's own: nothing of the host's
     assert connected == "connected from ::1"
+
+
+HOME_PROBE = """
+import os
+home = os.path.expanduser("~")
+print(sorted(os.listdir(home)))
+open(os.path.join(home, "notes.txt"), "w").close()
+try:
+    open(os.path.join(home, ".profile"), "a").close()
+except OSError as exc:
+    print("profile", type(exc).__name__)
+"""
+
+
+def test_a_box_home_is_a_new_accounts_home():
+    # A test that lists ~ expects what any account has there (wcmatch's compares its
+    # tilde globbing with os.listdir("~") and fails on an empty folder); the box's own
+    # .profile is read-only, anything else may be written.
+    argv = [os.path.realpath(sys.executable), "-c", HOME_PROBE]
+    box = Box(read_only=tuple(interpreter_roots()))
+    env = {"HOME": "/tmp/home", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run(
+        box_argv(require_bwrap(), box, argv, Path("/")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["['.profile']", "profile OSError"]
