@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import configparser
 import fnmatch
+import os
 import re
 import shlex
 from collections.abc import Iterator
@@ -407,11 +408,13 @@ def _runs(root: Path, origin: str, commands: list[list[str]]) -> Iterator[_Run]:
         if found is not None:
             yield _Run(origin, argv, "pytest", *_kept_pytest_args(root, found), commands)
             continue
-        unittest = _unittest_args(_stestr_as_unittest(root, words)) if words else None
+        unittest = _unittest_args(_as_unittest(root, words)) if words else None
         if unittest is not None:
             named = bool(unittest) and unittest[0] != "discover" and not unittest[0].endswith(".py")
             named = named and not all(w.startswith("-") for w in unittest)
             options, paths = _unittest_to_pytest(root, unittest)
+            if _nose2_args(words) is not None:  # nose2 looks in packages only
+                options += [f"--ignore={d}" for d in _outside_packages(root, unittest)]
             yield _Run(origin, argv, "unittest", options, paths, commands, named)
 
 
@@ -468,14 +471,50 @@ def _unittest_args(words: list[str]) -> list[str] | None:
 TEST_SCRIPT = re.compile(r"(^|/)(test_\w*|tests?|\w*_tests?)\.py$")
 
 
-def _stestr_as_unittest(root: Path, words: list[str]) -> list[str]:
-    """``stestr run`` (OpenStack's runner, common with pbr) as the unittest discovery it
-    does: of ``.stestr.conf``'s ``test_path``. Any other command comes back as it was."""
-    if words[:2] != ["stestr", "run"] and words[:4] != ["python", "-m", "stestr", "run"]:
+def _as_unittest(root: Path, words: list[str]) -> list[str]:
+    """The runners built on unittest as the unittest discovery they do: ``stestr run``
+    (OpenStack's, common with pbr) of ``.stestr.conf``'s ``test_path``, and nose2 (under
+    coverage too) of its ``-s`` folder. Any other command comes back as it was."""
+    if words[:2] == ["stestr", "run"] or words[:4] == ["python", "-m", "stestr", "run"]:
+        conf = _ini_section(root / ".stestr.conf", "DEFAULT")
+        start = str(conf.get("test_path", ".")).strip().removeprefix("./") or "."
+        return ["python", "-m", "unittest", "discover", "-s", start]
+    nose2 = _nose2_args(words)
+    if nose2 is None:
         return words
-    conf = _ini_section(root / ".stestr.conf", "DEFAULT")
-    start = str(conf.get("test_path", ".")).strip().removeprefix("./") or "."
+    start = "."
+    for i, word in enumerate(nose2):
+        if word in ("-s", "--start-dir") and i + 1 < len(nose2):
+            start = nose2[i + 1].strip().removeprefix("./") or "."
     return ["python", "-m", "unittest", "discover", "-s", start]
+
+
+def _nose2_args(words: list[str]) -> list[str] | None:
+    """The arguments of a nose2 run (``nose2``, ``python -m nose2``, under coverage)."""
+    words = _after_coverage_run(words) or words
+    if words[:1] == ["nose2"] or (words[:1] == ["python"] and words[1:3] == ["-m", "nose2"]):
+        return words[1:] if words[0] == "nose2" else words[3:]
+    if words[:2] == ["-m", "nose2"]:
+        return words[2:]
+    return None
+
+
+def _outside_packages(root: Path, unittest: list[str]) -> list[str]:
+    """The folders below a discovery's start that are no package: unittest-style discovery
+    never looks in them, and nose2's own tests keep whole sample projects there."""
+    start = unittest[unittest.index("-s") + 1] if "-s" in unittest else "."
+    base = (root / start).resolve()
+    if not base.is_dir() or not base.is_relative_to(root.resolve()):
+        return []
+    skipped = []
+    for folder, dirs, _ in os.walk(base):
+        for name in list(dirs):
+            path = Path(folder, name)
+            if name.startswith(".") or not (path / "__init__.py").is_file():
+                dirs.remove(name)
+                if not name.startswith("."):
+                    skipped.append(path.relative_to(root.resolve()).as_posix())
+    return sorted(skipped)
 
 
 def _after_coverage_run(words: list[str]) -> list[str] | None:
@@ -568,8 +607,11 @@ def _unittest_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[st
     found = [start] if start and _is_test_path(root, start) else []
     found += [p for p in paths if p]
     # unittest runs TestCase classes only: pytest-style classes and functions
-    # (a helper class named Test*, a module-level test_x) are not part of the suite
+    # (a helper class named Test*, a module-level test_x) are not part of the suite;
+    # and it leaves ``assert`` as Python compiles it, where pytest would rewrite every
+    # module named like a test, sample modules a test imports and checks output of too
     options = ["-o", f"python_files={pattern}", "-o", "python_classes=", "-o", "python_functions="]
+    options.append("--assert=plain")
     return options, found
 
 
@@ -646,7 +688,7 @@ def _tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]
     for section, env in candidates:
         commands = [c for c in (_tox_words(line, env) for line in sections.get(section, [])) if c]
         if any(_pytest_args(_unwrap(c)) is not None
-               or _unittest_args(_stestr_as_unittest(root, _unwrap(c))) is not None
+               or _unittest_args(_as_unittest(root, _unwrap(c))) is not None
                for c in commands if _unwrap(c)):  # fmt: skip
             return commands
     return []

@@ -208,7 +208,13 @@ def test_a_unittest_suite_runs_through_pytest_with_unittests_file_pattern(tmp_pa
     plan = plan_tests(root)
     assert plan.runner == "unittest"
     assert plan.options[:2] == ["-o", "python_files=*_test.py"] and plan.paths == ["tests"]
-    assert plan.options[2:] == ["-o", "python_classes=", "-o", "python_functions="]
+    assert plan.options[2:] == [
+        "-o",
+        "python_classes=",
+        "-o",
+        "python_functions=",
+        "--assert=plain",
+    ]
     # bare `python -m unittest` means unittest's default pattern, wider than pytest's
     (root / ".github/workflows/t.yml").write_text(
         "jobs:\n  t:\n    steps:\n      - run: coverage run -m unittest\n"
@@ -220,6 +226,30 @@ def test_a_unittest_suite_runs_through_pytest_with_unittests_file_pattern(tmp_pa
     )
     tree(root, {"tests/test.py": ""})
     assert plan_tests(root).paths == ["tests/test.py"]
+
+
+def test_nose2_runs_as_the_unittest_discovery_it_does_packages_only(tmp_path):
+    # nose2's own suite keeps sample projects (test_*.py outside any package) that its
+    # tests run nose2 on; pytest collecting them fails on duplicate module names
+    root = tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/tests/__init__.py": "",
+            "pkg/tests/test_core.py": "",
+            "pkg/tests/support/scenario/a/test_lib.py": "",
+            "pkg/tests/support/scenario/b/test_lib.py": "",
+            "docs/test_conf.py": "",
+            "tox.ini": "[testenv]\ncommands =\n    !mp: coverage run nose2 -v --pretty-assert {posargs}\n",
+        },
+    )
+    plan = plan_tests(root)
+    assert plan.runner == "unittest"
+    assert "--ignore=pkg/tests/support" in plan.options and "--ignore=docs" in plan.options
+    assert not any("pkg/tests/support/" in o for o in plan.options)  # not descended into
+    assert "--ignore=pkg/tests" not in plan.options and "--assert=plain" in plan.options
+    (root / "tox.ini").write_text("[testenv]\ncommands = python -m nose2 -s pkg\n")
+    assert "--ignore=docs" not in plan_tests(root).options  # outside the start: not looked at
 
 
 def test_cd_into_the_test_folder_and_a_ci_shell_script(tmp_path):
