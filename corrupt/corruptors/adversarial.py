@@ -159,6 +159,7 @@ def adversarial_search(
             covering=len(tests),
         )
         entry["failing"], entry["reached"] = len(result.failing), len(reached)
+        entry["counted"] = result.counted
         if result.error or result.timed_out:
             entry["outcome"] = "timeout" if result.timed_out else "screen error"
             entry["reason"] = result.error or "the covering tests timed out"
@@ -266,10 +267,12 @@ def _no_survivor_reason(outcome: CorruptionOutcome, min_failing: int) -> tuple[R
             RejectionKind.NO_VALID_MUTANT,
             "no valid mutant: every candidate was a no-op or left a tell",
         )
-    most = max((t.get("failing", 0) for t in outcome.tried), default=0)
+    best = max(outcome.tried, key=lambda t: (t.get("counted", 0), t.get("failing", 0)))
+    most, counted = best.get("failing", 0), best.get("counted", best.get("failing", 0))
+    unnamed = f" ({most - counted} more no harness can name)" if most > counted else ""
     return RejectionKind.NO_SURVIVOR, (
-        f"no surviving mutant: {outcome.screened} screened, the best failed {most} "
-        f"previously passing test(s), {min_failing} needed"
+        f"no surviving mutant: {outcome.screened} screened, the best failed {counted} "
+        f"previously passing test(s){unnamed}, {min_failing} needed"
     )
 
 
