@@ -67,6 +67,12 @@ def example_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
 
 
 @pytest.fixture(scope="session")
+def example_build_options() -> list[str]:
+    """The options of the shared example build, for a test that builds it another way."""
+    return list(EXAMPLE_BUILD)
+
+
+@pytest.fixture(scope="session")
 def example(example_build: tuple[Path, Path]) -> Path:
     """A frozen copy of the bundled example, so edits to it cannot change a running test."""
     return example_build[0]

@@ -392,17 +392,17 @@ def _test_runs(out: Path) -> int:
         return db.execute("SELECT sum(screened) FROM candidates").fetchone()[0]
 
 
-def test_every_fast_verified_task_is_one_the_full_verification_writes(example, built, tmp_path):
+def test_every_fast_verified_task_is_one_the_full_verification_writes(
+    example, built, example_build_options, tmp_path
+):
     """The default verification (the corrupted suite once, then the tests the corruption
     reaches, which is a discovery task's effect run too) against --verify full (the
     corrupted suite twice, the repaired suite once, then the effect run): the same
     candidates become the same tasks, with the same tests and effects, for fewer runs."""
-    from conftest import EXAMPLE_BUILD
-
     fast_out, fast = built
     out = tmp_path / "full"
     result = run_corrupt(
-        "build", str(example), *EXAMPLE_BUILD, "--verify", "full", "--out", str(out)
+        "build", str(example), *example_build_options, "--verify", "full", "--out", str(out)
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     full = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
