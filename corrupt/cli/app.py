@@ -762,7 +762,7 @@ def slice_command(
     slice_: SliceName | None = typer.Option(None, "--slice", help="difficulty band"),
     centrality_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of centrality"),
     complexity_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of complexity"),
-    mode: list[TaskMode] | None = typer.Option(None, help="build mode (repeatable; default all)"),
+    mode: list[TaskMode] | None = typer.Option(None, help="task mode (repeatable; default all)"),
     kind: list[CorruptionKind] | None = typer.Option(
         None, help="corruption kind (repeatable; default all)"
     ),
