@@ -15,18 +15,25 @@ and whether the three builds wrote the same tasks.
 from __future__ import annotations
 
 import argparse
+import re
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from corrupt.corruptors.models import RejectionKind
 from corrupt.tasks.build import Build, BuildOptions
 from corrupt.tasks.store import Store
 
 
-def measure(repo: str, mode: str, n: int, seed: int, screening: str, jobs: int) -> dict[str, Any]:
+def measure(
+    repo: str, mode: str, n: int, seed: int, screening: str, jobs: int, **options: Any
+) -> dict[str, Any]:
+    """One build in a fresh folder (``options``: more BuildOptions fields), and what it
+    cost; ``failed`` counts the candidates that failed verification, by reason."""
     with tempfile.TemporaryDirectory() as tmp:
-        options = BuildOptions(
+        build = BuildOptions(
             repo=repo,
             out=Path(tmp) / "out",
             mode=mode,
@@ -34,21 +41,35 @@ def measure(repo: str, mode: str, n: int, seed: int, screening: str, jobs: int) 
             seed=seed,
             jobs=jobs,
             screening=screening,
+            **options,
         )
         started = time.monotonic()
-        summary = Build(options).run()
-        minutes = (time.monotonic() - started) / 60
-        ids = sorted(t.task_id for t in Store.open(Path(tmp) / "out").list_tasks())
+        summary = Build(build).run()
+        seconds = time.monotonic() - started
+        store = Store.open(Path(tmp) / "out")
+        try:
+            ids = sorted(t.task_id for t in store.list_tasks())
+            failed = Counter(  # each cost at least one whole-suite run and wrote no task
+                re.sub(r"\d+", "N", c.rejection.detail)
+                for c in store.candidates()
+                if c.rejection and c.rejection.kind == RejectionKind.NOT_VERIFIED
+            )
+        finally:
+            store.close()
     tried = sum(m.tried for m in summary.modes.values())
+    minutes = seconds / 60
     return {
         "tasks": summary.tasks,
         "candidates": tried,
         "test_runs": summary.test_runs,
+        "suite_runs": summary.suite_runs,
+        "seconds": seconds,
         "minutes": minutes,
         "tasks_per_min": summary.tasks / minutes,
         "candidates_per_min": tried / minutes,
         "runs_per_min": summary.test_runs / minutes,
         "ids": ids,
+        "failed": failed,
     }
 
 
