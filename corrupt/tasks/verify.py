@@ -178,8 +178,9 @@ def verify_dynamic(
             runs=1,
         )
     passing = sorted(trusted - set(failing))
-    reached = reached_tests(corruption, baseline, covering)
-    if mode == VerifyMode.FAST and reached is not None and run_some is not None:
+    fast = mode == VerifyMode.FAST and run_some is not None
+    reached = reached_tests(corruption, baseline, covering) if fast else None
+    if run_some is not None and reached is not None:
         again = failing + sorted(reached & set(passing))
         second = run_some(corrupted, again, trace)
         ran = second.passing() | second.failing()
@@ -202,7 +203,7 @@ def verify_dynamic(
             pass_to_pass=passing,
             report=first,
             runs=2,
-            rerun=second if run_some is not None and reached is not None else None,
+            rerun=second if reached is not None else None,
         )
     repaired = run_full({path: ch.original for path, ch in corruption.files.items()})
     still = sorted(repaired.failing() & trusted)
