@@ -72,7 +72,7 @@ def slice_spec(
         return base
     if key != SliceName.ALL:
         raise InputError(
-            f"--slice {key} is a band on both axes ({base.describe()}); give it or "
+            f"--slice {key} is a named band ({base.describe()}); give it or "
             "--centrality-pct/--complexity-pct, not both"
         )
     return SliceSpec(

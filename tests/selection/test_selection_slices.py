@@ -49,7 +49,7 @@ def test_every_point_is_in_exactly_one_named_band() -> None:
 def test_explicit_bands_leave_the_other_axis_whole_and_never_mix_with_a_named_one() -> None:
     assert slice_spec(None, "75", None) == SliceSpec("custom", (75.0, 100.0), (0.0, 100.0))
     assert slice_spec("all", "90", "0:50") == SliceSpec("custom", (90.0, 100.0), (0.0, 50.0))
-    with pytest.raises(InputError, match="--slice hard is a band on both axes"):
+    with pytest.raises(InputError, match="--slice hard is a named band"):
         slice_spec("hard", None, "0:50")
 
 
