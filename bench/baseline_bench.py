@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from corrupt.prepare import prepare
-from corrupt.repos.sandboxes import get_sandbox
+from corrupt.sandboxes.registry import get_sandbox
 
 
 def measure(repo: str, cache: Path, sandbox_name: str, time_limit: float) -> dict[str, float]:

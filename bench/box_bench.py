@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 
 from corrupt.repos.checkout import checkout
-from corrupt.repos.local import LocalSandbox
 from corrupt.repos.models import Command
-from corrupt.repos.runner import run_tests
 from corrupt.repos.specs import parse_spec
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.suites.runner import run_tests
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "minishop"
 

@@ -23,8 +23,8 @@ from corrupt.corruptors.adversarial import adversarial_search
 from corrupt.corruptors.models import CorruptionRequest, TargetSource
 from corrupt.prepare import prepare
 from corrupt.repos.coverage import LineTests
-from corrupt.repos.local import LocalSandbox
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.sandbox import LocalSandbox
 from corrupt.selection.eligibility import eligible_targets
 from corrupt.tasks.screen import RunBudget, TreeScreener
 

@@ -28,7 +28,7 @@ from corrupt.corruptors.operators import generate_mutants  # noqa: E402
 from corrupt.corruptors.validate import new_pyflakes_findings  # noqa: E402
 from corrupt.errors import CorruptError  # noqa: E402
 from corrupt.prepare import prepare  # noqa: E402
-from corrupt.repos.sandboxes import get_sandbox  # noqa: E402
+from corrupt.sandboxes.registry import get_sandbox  # noqa: E402
 
 
 def main() -> None:

@@ -56,8 +56,8 @@ from corrupt.graph.distance import distances_to  # noqa: E402
 from corrupt.prepare import Prepared, prepare  # noqa: E402
 from corrupt.repos.coverage import LineTests  # noqa: E402
 from corrupt.repos.models import TestReport  # noqa: E402
-from corrupt.repos.sandboxes import get_sandbox  # noqa: E402
 from corrupt.repos.workspace import Workspace  # noqa: E402
+from corrupt.sandboxes.registry import get_sandbox  # noqa: E402
 from corrupt.selection.eligibility import eligible_targets  # noqa: E402
 from corrupt.selection.models import Target  # noqa: E402
 from corrupt.selection.slices import select_targets, slice_spec  # noqa: E402

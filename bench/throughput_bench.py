@@ -28,9 +28,9 @@ from intake_corpus import read_corpus, spec_for  # noqa: E402
 
 from corrupt.errors import CorruptError  # noqa: E402
 from corrupt.prepare import prepare  # noqa: E402
-from corrupt.repos.runner import run_tests  # noqa: E402
-from corrupt.repos.sandboxes import get_sandbox  # noqa: E402
 from corrupt.repos.workspace import Workspace  # noqa: E402
+from corrupt.sandboxes.registry import get_sandbox  # noqa: E402
+from corrupt.suites.runner import run_tests  # noqa: E402
 
 REPOS = "toolz,marshmallow,sqlparse,markdown,structlog,humanize,mimesis"
 CORPUS = Path(__file__).with_name("corpus.txt")

@@ -17,7 +17,7 @@ the same packages.
 
 A suite still red then gets a chance on the other interpreters installed here
 that the project says it supports (``requires-python``, trove classifiers),
-newest first and at most two (:mod:`corrupt.repos.interpreters`): a bug of
+newest first and at most two (:mod:`corrupt.sandboxes.local.interpreters`): a bug of
 one patch release, a standard module a newer release removed. Not when the
 failure is the network's (the box has none, whatever the interpreter) or a
 third-party module that did not install, nor when the project declares no
@@ -39,7 +39,10 @@ from corrupt.cache import cache_root
 from corrupt.errors import InputError, InstallError, NoPythonError, RedBaselineError
 from corrupt.graph.models import CodeGraph
 from corrupt.repos.budget import suite_cut
-from corrupt.repos.interpreters import (
+from corrupt.repos.models import Baseline, Checkout, Environment
+from corrupt.repos.published import published
+from corrupt.sandboxes.base import Sandbox
+from corrupt.sandboxes.local.interpreters import (
     declared_support,
     find_interpreter,
     installed_interpreters,
@@ -49,9 +52,6 @@ from corrupt.repos.interpreters import (
     valid_version,
     which_interpreter,
 )
-from corrupt.repos.models import Baseline, Checkout, Environment
-from corrupt.repos.published import published
-from corrupt.repos.sandbox import Sandbox
 
 Stage = Callable[[str], AbstractContextManager[None]]
 RECENT = timedelta(days=1)
@@ -102,10 +102,10 @@ def prepare(
     other is tried.
     """
     from corrupt.graph import build_code_graph
-    from corrupt.repos.baseline import cached_baseline, prime_bytecode
     from corrupt.repos.checkout import checkout as do_checkout
     from corrupt.repos.coverage import coverage_map
     from corrupt.repos.specs import parse_spec
+    from corrupt.suites.baseline import cached_baseline, prime_bytecode
 
     with stage("checkout"):
         pinned = do_checkout(
@@ -245,7 +245,7 @@ def _green_baseline(
 ) -> tuple[Checkout, Environment, Baseline]:
     """The baseline with today's packages, else with those of the commit's date, else on
     another interpreter the project supports."""
-    from corrupt.repos.baseline import compute_baseline
+    from corrupt.suites.baseline import compute_baseline
 
     def attempt(chosen: Checkout) -> tuple[Checkout, Environment, Baseline]:
         ready = sandbox.prepare(chosen, progress=env_progress)

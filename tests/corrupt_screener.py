@@ -16,10 +16,10 @@ import pytest
 
 from corrupt.corruptors.models import CorruptionRequest, TargetSource
 from corrupt.repos.checkout import checkout
-from corrupt.repos.local import LocalSandbox
-from corrupt.repos.runner import run_tests
 from corrupt.repos.specs import parse_spec
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.suites.runner import run_tests
 from corrupt.tasks.screen import RunBudget, TreeScreener
 
 FIXTURE = Path(__file__).parent / "fixtures" / "corrupt_search" / "inventory"

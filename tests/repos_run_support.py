@@ -6,10 +6,10 @@ import hashlib
 import shutil
 from pathlib import Path
 
-from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.checkout import checkout
 from corrupt.repos.models import Checkout
 from corrupt.repos.specs import parse_spec
+from corrupt.suites.baseline import compute_baseline
 
 FIXTURES = Path(__file__).parent / "fixtures" / "repos_run"
 

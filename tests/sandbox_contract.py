@@ -31,10 +31,10 @@ import pytest
 from repos_run_support import fixture_checkout, session_cache, tree_digest
 
 from corrupt.errors import SandboxError
-from corrupt.repos.limits import memory_cgroups
 from corrupt.repos.models import Command, Limits
-from corrupt.repos.runner import run_tests
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.limits import memory_cgroups
+from corrupt.suites.runner import run_tests
 
 HOSTILE = "tests/test_hostile.py::"
 SECRET = "s3cret-token-value-7f1c"

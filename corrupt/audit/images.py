@@ -195,7 +195,7 @@ class EngineImages:
     """Image auditors on the container engine the docker sandbox reaches (connects on first use)."""
 
     def __init__(self) -> None:
-        from corrupt.repos.docker_sandbox import DockerSandbox
+        from corrupt.sandboxes.docker.sandbox import DockerSandbox
 
         self.sandbox = DockerSandbox()
 

@@ -25,7 +25,7 @@ from rich.markup import escape
 from corrupt.corruptors.models import CorruptionKind, CorruptorName, DeletionStyle
 from corrupt.errors import CorruptError
 from corrupt.outputs.formats import ExportFormat
-from corrupt.repos.sandboxes import SandboxName
+from corrupt.sandboxes.registry import SandboxName
 from corrupt.selection.models import ComplexityMetric, SliceName
 from corrupt.tasks.modes import ScreeningMode, TaskMode, VerifyMode
 
@@ -405,7 +405,7 @@ def baseline(
     from corrupt.cli.explain import explain_environment, explain_plan
     from corrupt.prepare import prepare
     from corrupt.repos.budget import suite_cut
-    from corrupt.repos.sandboxes import get_sandbox
+    from corrupt.sandboxes.registry import get_sandbox
 
     box = get_sandbox(sandbox, base_image=base_image, isolation=not no_isolation)
     if no_isolation:

@@ -16,13 +16,13 @@ import shlex
 from rich.console import Console
 from rich.markup import escape
 
-from corrupt.repos.environment import recipe_for
 from corrupt.repos.installplan import discover_test_requirements
-from corrupt.repos.interpreters import declared_support, own_interpreter
 from corrupt.repos.models import Checkout
-from corrupt.repos.runner import test_command
+from corrupt.repos.suiteargs import test_command
 from corrupt.repos.testplan import plan_tests
 from corrupt.repos.versions import version_files
+from corrupt.sandboxes.local.environment import recipe_for
+from corrupt.sandboxes.local.interpreters import declared_support, own_interpreter
 
 
 def explain_plan(checkout: Checkout, console: Console) -> None:

@@ -261,7 +261,7 @@ def materialize_from_store(
 
 def _verified_venv(pinned: Checkout) -> Path:
     """The local venv of the build's checkout (built now if the cache lost it)."""
-    from corrupt.repos.local import LocalSandbox
+    from corrupt.sandboxes.local.sandbox import LocalSandbox
 
     sandbox = LocalSandbox()
     try:
@@ -286,7 +286,7 @@ def materialize_image_from_store(
     the same command can simply be run again.
     """
     from corrupt.outputs.task_image import build_task_image
-    from corrupt.repos.docker_sandbox import DockerSandbox
+    from corrupt.sandboxes.docker.sandbox import DockerSandbox
 
     task, info, files = _load(store_dir, task_id)
     sandbox = DockerSandbox(base_image=base_image)

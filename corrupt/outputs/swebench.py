@@ -21,7 +21,7 @@ import shlex
 from typing import Any
 
 from corrupt.outputs.task_image import TaskImage
-from corrupt.repos.runner import run_flags
+from corrupt.repos.suiteargs import run_flags
 from corrupt.scoring.patch import TEST_SUPPORT
 from corrupt.tasks.models import Task
 

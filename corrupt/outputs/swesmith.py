@@ -41,8 +41,8 @@ from corrupt.outputs.materialize import (
     run_git,
 )
 from corrupt.outputs.swebench import PYTEST_FLAGS, repo_version
-from corrupt.repos.images import add_tree
 from corrupt.repos.models import WORKDIR
+from corrupt.sandboxes.docker.images import add_tree
 from corrupt.scoring.patch import is_test_support
 from corrupt.tasks.models import Task
 

@@ -6,7 +6,7 @@ anyone who imports the package or looks in site-packages. A layer that
 uninstalls it would not do either: the layer below still carries the files
 (``docker save`` shows every layer). So the image is flattened: a first stage
 uninstalls every distribution pip installed from a local folder (the build
-context, see :mod:`corrupt.repos.images`; pip marks those with a ``file://``
+context, see :mod:`corrupt.sandboxes.docker.images`; pip marks those with a ``file://``
 ``direct_url.json``), and the final stage is ``FROM scratch`` with that
 stage's whole filesystem copied in as one layer, the repository image's
 environment repeated, and the corrupted tree on top. The tree's import root is
@@ -28,10 +28,10 @@ from typing import Any
 
 from docker.errors import ImageNotFound
 
-from corrupt.repos.docker_sandbox import DockerSandbox
-from corrupt.repos.images import PYTHON, add_tree
 from corrupt.repos.models import WORKDIR, Checkout
-from corrupt.repos.runner import import_root
+from corrupt.repos.suiteargs import import_root
+from corrupt.sandboxes.docker.images import PYTHON, add_tree
+from corrupt.sandboxes.docker.sandbox import DockerSandbox
 from corrupt.tasks.models import Task
 
 

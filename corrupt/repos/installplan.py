@@ -4,7 +4,7 @@ Where Python projects declare test dependencies (PEP 621 extras, PEP 735 groups,
 Poetry and PDM groups, requirement files, tox ``deps``, what CI, nox and hatch
 install, the pins of a ``uv.lock``), read without running any of the project's
 code. How it is installed, in a box with the package index, is
-:mod:`corrupt.repos.environment`'s business.
+:mod:`corrupt.sandboxes.local.environment`'s business.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 
 from corrupt.repos.declared import pdm_groups, poetry_groups
 from corrupt.repos.projectfiles import read_toml, strings, table
-from corrupt.repos.scratch import remove_tree, scratch_dir
 from corrupt.repos.testplan import plan_tests
 from corrupt.repos.uvtool import find_uv, install_env
+from corrupt.scratch import remove_tree, scratch_dir
 
 TEST_NAMES = ("test", "tests", "testing")
 DEV_NAMES = ("dev",)

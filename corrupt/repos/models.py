@@ -62,7 +62,7 @@ class Checkout:
     # leave out every release uploaded after it, as the project's CI saw the index.
     packages_as_of: str | None = None
     # Set when the suite is green only on another Python than corrupt's own: its version
-    # (``3.13.0``), which the environment is built on (see corrupt.repos.interpreters).
+    # (``3.13.0``), which the environment is built on (see corrupt.sandboxes.local.interpreters).
     python: str | None = None
     # What the package index holds of the project (corrupt.repos.published.Published).
     published: str | None = None

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from corrupt.errors import InputError, SandboxError
 from corrupt.repos.models import Checkout
-from corrupt.repos.scratch import remove_tree, scratch_dir
+from corrupt.scratch import remove_tree, scratch_dir
 
 IGNORED = shutil.ignore_patterns(".git", "__pycache__", "*.pyc")
 

@@ -37,8 +37,8 @@ from pathlib import Path
 
 from corrupt.errors import InputError, SandboxError
 from corrupt.repos.models import Checkout, Environment, TestReport
-from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.base import Sandbox
 from corrupt.scoring.localization import localization_hits
 from corrupt.scoring.models import Prediction, Score, load_predictions
 from corrupt.scoring.patch import (
@@ -125,7 +125,7 @@ def build_folder(path: Path) -> Path:
 def score_predictions(options: ScoreOptions, progress: ScoreProgress | None = None) -> ScoreRun:
     from corrupt.outputs.materialize import original_checkout
     from corrupt.outputs.slicing import listed_tasks
-    from corrupt.repos.sandboxes import get_sandbox
+    from corrupt.sandboxes.registry import get_sandbox
 
     progress = progress or ScoreProgress()
     if options.jobs < 1:

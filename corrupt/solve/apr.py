@@ -27,13 +27,13 @@ from enum import StrEnum
 from pathlib import Path
 
 from corrupt.repos.models import Checkout, Environment, RepoSpec
-from corrupt.repos.runner import run_tests
-from corrupt.repos.sandbox import Sandbox
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.base import Sandbox
 from corrupt.scoring.patch import is_test_support
 from corrupt.solve.candidates import candidates
 from corrupt.solve.localize import RankedLine, ochiai
 from corrupt.source.edits import unified_diff
+from corrupt.suites.runner import run_tests
 from corrupt.tasks.screen import RunBudget, TreeScreener
 
 TASK_FILE = "TASK.json"

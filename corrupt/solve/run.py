@@ -96,7 +96,7 @@ def solve_build(
 ) -> tuple[Path, dict[str, dict[str, Any]]]:
     """Solve every task of the build (resuming recorded ones); returns the predictions path and
     the results by task id."""
-    from corrupt.repos.sandboxes import get_sandbox
+    from corrupt.sandboxes.registry import get_sandbox
 
     folder = options.checked().build
     store = Store.open(folder)

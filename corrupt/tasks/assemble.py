@@ -22,7 +22,7 @@ from corrupt.corruptors.models import Corruption, Effect
 from corrupt.graph.distance import distances_to
 from corrupt.graph.models import Symbol
 from corrupt.repos.models import Baseline, Checkout, TestReport
-from corrupt.repos.runner import test_command
+from corrupt.repos.suiteargs import test_command
 from corrupt.selection.models import Target
 from corrupt.tasks.models import (
     BugRecord,

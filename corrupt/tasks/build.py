@@ -43,9 +43,9 @@ from corrupt.graph.models import CodeGraph, Symbol
 from corrupt.prepare import Prepared, prepare
 from corrupt.repos.coverage import LineTests
 from corrupt.repos.models import Checkout, TraceTarget
-from corrupt.repos.sandbox import Sandbox
-from corrupt.repos.sandboxes import SandboxName
 from corrupt.repos.specs import parse_spec
+from corrupt.sandboxes.base import Sandbox
+from corrupt.sandboxes.registry import SandboxName
 from corrupt.selection.models import ComplexityMetric, Group, SliceSpec, Target
 from corrupt.source.edits import EditScriptError
 from corrupt.source.functions import TargetNotFound
@@ -246,7 +246,7 @@ class Build:
             )
 
     def run(self) -> BuildSummary:
-        from corrupt.repos.sandboxes import get_sandbox
+        from corrupt.sandboxes.registry import get_sandbox
         from corrupt.selection.eligibility import eligible_targets
         from corrupt.selection.slices import slice_spec
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from corrupt.corruptors.reach import ran_outside_tests
 from corrupt.repos.models import Baseline, Environment, TestReport, TraceTarget
-from corrupt.repos.runner import run_tests
-from corrupt.repos.sandbox import Sandbox
-from corrupt.repos.warm import Reimport, WarmRun, WarmServer, WarmUnavailable
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.base import Sandbox
+from corrupt.suites.runner import run_tests
+from corrupt.suites.warm import Reimport, WarmRun, WarmServer, WarmUnavailable
 from corrupt.tasks.modes import ScreeningMode
 from corrupt.tasks.warm_checks import held_before, remember_held, verdict_path
 

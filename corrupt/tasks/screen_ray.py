@@ -44,8 +44,8 @@ class ScreenerActor:
     """A :class:`TreeScreener` on its own working copy, in a Ray worker."""
 
     def __init__(self, spec: WorkerSpec) -> None:
-        from corrupt.repos.sandboxes import get_sandbox
         from corrupt.repos.workspace import Workspace
+        from corrupt.sandboxes.registry import get_sandbox
 
         self._stack = ExitStack()
         self.box = get_sandbox(**spec.sandbox)

@@ -22,8 +22,7 @@ from pathlib import Path
 
 from corrupt.cache import cache_root
 from corrupt.repos.models import Environment
-from corrupt.repos.runner import PLUGIN_SOURCE
-from corrupt.repos.warm import SERVER_SOURCE
+from corrupt.sandboxes.guest import PYTEST_PLUGIN, WARM_SERVER
 
 
 def kept_checks() -> Path:
@@ -38,7 +37,7 @@ def verdict_path(
     digest = hashlib.sha256()
     for part in (env.key, sandbox, kind, *tests):
         digest.update(part.encode("utf-8") + b"\0")
-    for source in (SERVER_SOURCE, PLUGIN_SOURCE):
+    for source in (WARM_SERVER, PYTEST_PLUGIN):
         digest.update(source.read_bytes())
     return root / f"{digest.hexdigest()[:24]}.json"
 

@@ -13,9 +13,9 @@ from corrupt.corruptors.models import CorruptionRequest, TargetSource
 from corrupt.corruptors.operators import generate_mutants
 from corrupt.corruptors.reach import ran_outside_tests, reaching_tests
 from corrupt.corruptors.screening import screen
-from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.coverage import LineTests
 from corrupt.source.functions import function_at
+from corrupt.suites.baseline import compute_baseline
 
 SOURCE = core_source()
 TOTAL = def_line(SOURCE, "total_price")  # body: lines 28-34, the discount on 32-33

@@ -23,11 +23,11 @@ from repos_run_support import folder_baseline, session_cache, session_xdg
 from corrupt.errors import RedBaselineError
 from corrupt.outputs.materialize import original_checkout
 from corrupt.repos.checkout import checkout
-from corrupt.repos.environment import recipe_for
-from corrupt.repos.local import LocalSandbox
-from corrupt.repos.runner import run_tests
 from corrupt.repos.specs import parse_spec
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.environment import recipe_for
+from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.suites.runner import run_tests
 from corrupt.tasks.store import Store
 
 SETUPTOOLS = (

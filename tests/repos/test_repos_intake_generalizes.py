@@ -18,13 +18,13 @@ from repos_run_support import folder_baseline, session_cache
 
 from corrupt.errors import InstallError, NoTestsError, RedBaselineError, SuiteTooSlowError
 from corrupt.repos.declared import poetry_specifier
-from corrupt.repos.environment import recipe_for
 from corrupt.repos.installplan import discover_test_requirements
-from corrupt.repos.local import LocalSandbox
 from corrupt.repos.missing import distribution_for, imported_by_project, missing_modules
 from corrupt.repos.requirements import index_fallback
 from corrupt.repos.testplan import plan_tests
 from corrupt.repos.versions import version_env
+from corrupt.sandboxes.local.environment import recipe_for
+from corrupt.sandboxes.local.sandbox import LocalSandbox
 
 SETUPTOOLS = (
     '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'

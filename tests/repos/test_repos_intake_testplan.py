@@ -7,7 +7,7 @@ import functools
 import pytest
 from tasks_factory import write_repo
 
-from corrupt.repos import runner
+from corrupt.repos import suiteargs
 from corrupt.repos.installplan import discover_test_requirements
 from corrupt.repos.requirements import requirement_items
 from corrupt.repos.testplan import plan_tests, reporting_free_addopts
@@ -58,7 +58,7 @@ def test_the_ci_workflow_gives_the_command_and_its_job_gives_the_installs(tmp_pa
     assert plan.extras == ["tests"] and plan.files == ["requirements/ci.txt"]
     # the test job's tools, not the docs job's, and no linters or pip itself
     assert plan.packages == ["pytest-mock"]
-    argv, env = runner.test_command(root)
+    argv, env = suiteargs.test_command(root)
     assert argv == ["python", "-m", "pytest", "-m", "not network", "tests/"]
     assert env["PYTHONPATH"] == "."
 
@@ -288,7 +288,7 @@ def test_addopts_and_ini_keys_name_the_plugins_and_reporting_options_are_dropped
     root = tree(tmp_path, {"pyproject.toml": config})
     assert plan_tests(root).packages == plugins
     assert reporting_free_addopts(root) == kept
-    argv = runner.test_command(root)[0]
+    argv = suiteargs.test_command(root)[0]
     if kept is not None:  # the run overrides addopts with the kept options only
         assert argv[3:] == ["-o", "addopts=--strict-markers --timeout=30"]
 
@@ -417,7 +417,7 @@ def test_scripts_named_like_tests_are_not_collected(tmp_path):
     plan = plan_tests(root)
     assert plan.scripts == ["tests/encoding_test.py"]
     assert plan.options == ["--ignore=tests/encoding_test.py"]
-    assert runner.test_command(root)[0] == [
+    assert suiteargs.test_command(root)[0] == [
         "python", "-m", "pytest", "--ignore=tests/encoding_test.py",
     ]  # fmt: skip
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from repos_run_support import fixture_checkout, session_cache
 
-from corrupt.repos.baseline import prime_bytecode
-from corrupt.repos.local import LocalSandbox
-from corrupt.repos.runner import run_tests
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.suites.baseline import prime_bytecode
+from corrupt.suites.runner import run_tests
 
 FACTORIAL = "tests/test_ops.py::test_factorial[5-120]"
 OPS = "src/calc/ops.py"

@@ -19,7 +19,7 @@ from corrupt.errors import (
     SandboxError,
     SuiteTooSlowError,
 )
-from corrupt.repos.bubblewrap import require_bwrap
+from corrupt.sandboxes.local.bubblewrap import require_bwrap
 
 MINISHOP = FIXTURES.parents[2] / "examples" / "minishop"
 

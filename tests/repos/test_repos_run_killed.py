@@ -15,12 +15,12 @@ from pathlib import Path
 
 from repos_run_support import fixture_checkout, session_cache
 
-from corrupt.repos.scratch import sweep
+from corrupt.scratch import sweep
 
 CHILD = """
 import sys
 from corrupt.repos.checkout import checkout
-from corrupt.repos.local import LocalSandbox
+from corrupt.sandboxes.local.sandbox import LocalSandbox
 from corrupt.repos.models import Command, Limits
 from corrupt.repos.specs import parse_spec
 from corrupt.repos.workspace import Workspace

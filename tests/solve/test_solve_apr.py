@@ -20,11 +20,11 @@ from typer.testing import CliRunner
 from corrupt.cli import app
 from corrupt.corruptors.operators import generate_mutants
 from corrupt.repos.checkout import checkout
-from corrupt.repos.runner import run_tests
-from corrupt.repos.sandboxes import get_sandbox
 from corrupt.repos.specs import parse_spec
+from corrupt.sandboxes.registry import get_sandbox
 from corrupt.solve.apr import AprStatus, solve_folder
 from corrupt.solve.localize import ochiai
+from corrupt.suites.runner import run_tests
 from corrupt.tasks.store import Store
 
 MODULE = "src/minishop/money.py"

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from repos_run_support import fixture_checkout, session_cache
 
-from corrupt.repos.local import LocalSandbox
 from corrupt.repos.models import TraceTarget
-from corrupt.repos.runner import run_tests
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.sandbox import LocalSandbox
 from corrupt.source.edits import changed_lines, edit_script
+from corrupt.suites.runner import run_tests
 from corrupt.tasks import effects
 from corrupt.tasks.effects import trace_effects
 from corrupt.tasks.models import (

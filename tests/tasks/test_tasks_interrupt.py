@@ -16,9 +16,9 @@ import pytest
 from repos_run_support import FIXTURES, fixture_checkout, session_cache, session_xdg
 
 from corrupt.errors import SandboxError
-from corrupt.repos.local import LocalSandbox
 from corrupt.repos.models import Command, Limits
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.sandbox import LocalSandbox
 
 WARM_MARKER = b"_corrupt_warm_"
 

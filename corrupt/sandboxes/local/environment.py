@@ -49,7 +49,6 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from corrupt.cache import cache_root
 from corrupt.errors import InstallError
-from corrupt.repos.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
 from corrupt.repos.installplan import (
     ALWAYS,
     PACKAGING_FILES,
@@ -57,9 +56,6 @@ from corrupt.repos.installplan import (
     discover_test_requirements,
     test_groups,
 )
-from corrupt.repos.interpreters import Interpreter, interpreter_hint, which_interpreter
-from corrupt.repos.launch import network_mode, started, unboxed
-from corrupt.repos.limits import confined
 from corrupt.repos.missing import (
     distribution_for,
     imported_by_project,
@@ -69,10 +65,14 @@ from corrupt.repos.missing import (
 )
 from corrupt.repos.models import Checkout, Environment, Limits
 from corrupt.repos.requirements import index_fallback, requirement_items
-from corrupt.repos.runner import LINTERS_OFF, PYTEST_NO_TESTS, import_root, suite_args
-from corrupt.repos.scratch import remove_tree, scratch_dir
+from corrupt.repos.suiteargs import LINTERS_OFF, PYTEST_NO_TESTS, import_root, suite_args
 from corrupt.repos.uvtool import find_uv, install_env
 from corrupt.repos.versions import version_env
+from corrupt.sandboxes.local.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
+from corrupt.sandboxes.local.interpreters import Interpreter, interpreter_hint, which_interpreter
+from corrupt.sandboxes.local.launch import network_mode, started, unboxed
+from corrupt.sandboxes.local.limits import confined
+from corrupt.scratch import remove_tree, scratch_dir
 
 MARKER = ".corrupt-complete"
 RECIPE = ".corrupt-recipe.json"

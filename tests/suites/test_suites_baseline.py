@@ -8,9 +8,9 @@ import time
 import pytest
 from repos_run_support import fixture_checkout, session_cache
 
-from corrupt.repos.baseline import compute_baseline
 from corrupt.repos.coverage import coverage_map
-from corrupt.repos.local import LocalSandbox
+from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.suites.baseline import compute_baseline
 
 T = "tests/test_ops.py::"
 

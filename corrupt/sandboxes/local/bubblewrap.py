@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corrupt.errors import SandboxError
-from corrupt.repos.interpreters import Interpreter, own_interpreter
-from corrupt.repos.scratch import scratch_dir
+from corrupt.sandboxes.local.interpreters import Interpreter, own_interpreter
+from corrupt.scratch import scratch_dir
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = (
@@ -72,7 +72,7 @@ class Box:
     """What one box sees besides the system: host folders at their own paths.
 
     ``network``: ``"none"`` (a loopback of its own), ``"user"`` (a namespace of
-    its own that :mod:`corrupt.repos.launch` connects to the outside, not to
+    its own that :mod:`corrupt.sandboxes.local.launch` connects to the outside, not to
     the host's loopback; it names the resolver in ``resolv_conf``) or ``"host"``
     (the host's network namespace, where slirp4netns is missing)."""
 
@@ -181,7 +181,7 @@ def interpreter_roots(interpreter: Interpreter | None = None) -> list[Path]:
     """Folders the venvs corrupt makes need besides themselves: the prefix of the base
     Python they are created from (corrupt's own unless ``interpreter`` names another
     one). Taken from what the interpreter itself answered on the host (see
-    :func:`corrupt.repos.interpreters.probe`), never from a venv's files, which an
+    :func:`corrupt.sandboxes.local.interpreters.probe`), never from a venv's files, which an
     install step (repository code) could have rewritten."""
     interpreter = interpreter or own_interpreter()
     roots: list[Path] = []

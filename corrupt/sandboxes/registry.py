@@ -6,7 +6,7 @@ from enum import StrEnum
 from typing import Any
 
 from corrupt.errors import InputError, SandboxError
-from corrupt.repos.sandbox import Sandbox
+from corrupt.sandboxes.base import Sandbox
 
 
 class SandboxName(StrEnum):
@@ -22,7 +22,7 @@ def get_sandbox(
     if name == "local":
         if base_image:
             raise InputError("--base-image only applies with --sandbox docker")
-        from corrupt.repos.local import LocalSandbox
+        from corrupt.sandboxes.local.sandbox import LocalSandbox
 
         return LocalSandbox(isolation=isolation, **options)
     if name == "docker":
@@ -31,7 +31,7 @@ def get_sandbox(
                 "--no-isolation only applies to the local sandbox; containers are always isolated"
             )
         try:
-            from corrupt.repos.docker_sandbox import DockerSandbox
+            from corrupt.sandboxes.docker.sandbox import DockerSandbox
         except ImportError as exc:
             raise SandboxError(
                 f"the docker sandbox is not available ({exc}); use --sandbox local"

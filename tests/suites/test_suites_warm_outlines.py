@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from corrupt.repos.warm_server import NotSwappable, changed_functions, outlines, same
+from corrupt.sandboxes.guest.warm_server import NotSwappable, changed_functions, outlines, same
 
 SOURCE = '''"""A module whose functions depend on what the compiler knows of it."""
 from __future__ import annotations

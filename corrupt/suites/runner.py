@@ -14,10 +14,8 @@ included, never the copy installed in the environment.
 
 from __future__ import annotations
 
-import functools
 import json
 import secrets
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -34,10 +32,10 @@ from corrupt.repos.models import (
     Trace,
     TraceTarget,
 )
-from corrupt.repos.sandbox import Sandbox
-from corrupt.repos.testplan import MAKEFILES, plan_tests, reporting_free_addopts
+from corrupt.repos.suiteargs import base_argv, suite_args, test_command
+from corrupt.sandboxes.base import Sandbox
+from corrupt.sandboxes.guest import PYTEST_PLUGIN
 
-PLUGIN_SOURCE = Path(__file__).with_name("pytest_plugin.py")
 REPORT, COVERAGE, SELECT, CALLS = "report.jsonl", "coverage.json", "select.txt", "calls.json"
 TRACE = "trace.json"
 TAIL_LINES = 40
@@ -48,112 +46,6 @@ def plugin_module() -> str:
     ahead of ``PYTHONPATH``, so a fixed name could be shadowed by a file the
     tree holds (a solver's patch can add one); a fresh name cannot be guessed."""
     return f"_corrupt_pytest_plugin_{secrets.token_hex(8)}"
-
-
-def base_argv(module: str) -> list[str]:
-    # --continue-on-collection-errors: a corruption that breaks one test module's
-    # import must not hide the results of every other module. Plugins that shuffle
-    # the order (pytest-randomly, pytest-random-order) are off: which tests a
-    # failure budget reaches must not change between runs, or one seed gives
-    # other tasks. pytest's cache stays on, since plugins read ``config.cache``
-    # (pytest stops with INTERNALERROR without it), but in the run's private I/O
-    # folder: nothing is written into the tree, nothing carries over between runs.
-    return ["python", "-m", "pytest", "-p", module, *run_flags(f"{IO_DIR}/.pytest_cache")]
-
-
-def run_flags(cache_dir: str) -> list[str]:
-    """The pytest options every run of a suite takes, ours and the harnesses' alike (see
-    :func:`base_argv` for why): pytest's cache in ``cache_dir``, no shuffling, no linters,
-    collection errors local to their module."""
-    return [
-        "-o", f"cache_dir={cache_dir}", "-p", "no:randomly", "-p", "no:random_order",
-        *LINTERS_OFF, "--continue-on-collection-errors",
-    ]  # fmt: skip
-
-
-# pytest plugins that run a linter or type checker as tests (by their entry-point
-# names): they test the code's style and types, not its behaviour, no corruption is
-# caught by them that a behaviour test does not catch, and they can take most of a
-# suite's time (mypy per test case). Off in every run; their addopts options are
-# dropped with them (testplan.LINTER_OPTIONS).
-LINTERS_OFF = [
-    arg
-    for name in (
-        "mypy",
-        "pytest-mypy-plugins",
-        "mypy-testing",
-        "flake8",
-        "isort",
-        "pylint",
-        "black",
-        "ruff",
-        "pycodestyle",
-        "pydocstyle",
-    )  # fmt: skip
-    for arg in ("-p", f"no:{name}")
-]
-
-
-PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing
-
-
-def import_root(tree: Path) -> str:
-    """``src`` for a src layout (a ``src`` folder holding Python code), else ``.``."""
-    src = tree / "src"
-    if src.is_dir() and any(
-        p.suffix == ".py" or (p / "__init__.py").is_file() for p in src.iterdir()
-    ):
-        return "src"
-    return "."
-
-
-def test_command(tree: Path, subset: Sequence[str] = ()) -> tuple[list[str], dict[str, str]]:
-    """The pytest command and environment additions, as users can rerun them: the
-    arguments the project's own CI (or tox, nox, ...) passes, see :mod:`testplan`;
-    ``subset``, the test files a suite over budget is cut to (:attr:`Baseline.subset`)."""
-    argv = ["python", "-m", "pytest", *suite_args(tree, subset=subset)]
-    return argv, {"PYTHONPATH": import_root(tree), "PYTHONHASHSEED": "0"}
-
-
-def suite_args(tree: Path, *, paths: bool = True, subset: Sequence[str] = ()) -> list[str]:
-    """pytest arguments the project runs its suite with (without its test paths when
-    ``paths`` is false: a selected run names its own files; ``subset`` instead of them
-    when given), and ``addopts`` without reporting options (coverage must not run
-    twice, parallel workers hide results)."""
-    options, test_paths = _suite_args(str(tree), _config_stamp(tree))
-    if not paths:
-        return list(options)
-    return [*options, *(subset or test_paths)]
-
-
-# Screening runs the suite of one working copy hundreds of times; reading its
-# CI and tox files (tens of ms) is done once per copy and configuration state.
-CONFIG_FILES = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "tox.toml",
-                "noxfile.py", *MAKEFILES, ".github/workflows")  # fmt: skip
-
-
-def _config_stamp(tree: Path) -> tuple[tuple[str, int, int], ...]:
-    stamp = []
-    for name in CONFIG_FILES:
-        try:
-            info = (tree / name).stat()
-        except OSError:
-            continue
-        stamp.append((name, info.st_mtime_ns, info.st_size))
-    return tuple(stamp)
-
-
-@functools.lru_cache(maxsize=64)
-def _suite_args(
-    tree: str, stamp: tuple[tuple[str, int, int], ...]
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    root = Path(tree)
-    plan = plan_tests(root)
-    options = plan.options
-    addopts = reporting_free_addopts(root)
-    if addopts is not None:
-        options = ["-o", f"addopts={shlex.join(addopts)}", *options]
-    return tuple(options), tuple(plan.paths)
 
 
 def run_tests(
@@ -198,7 +90,7 @@ def run_tests(
         subset=subset,
     )
     argv = [*base_argv(module), f"--corrupt-report={IO_DIR}/{REPORT}", *options]
-    files[f"{module}.py"] = PLUGIN_SOURCE.read_bytes()
+    files[f"{module}.py"] = PYTEST_PLUGIN.read_bytes()
     collect = [REPORT]
     if coverage:
         argv.append(f"--corrupt-coverage={IO_DIR}/{COVERAGE}")
@@ -241,7 +133,7 @@ def run_options(
 ) -> tuple[list[str], dict[str, bytes]]:
     """The pytest arguments that choose a run's tests and limits, and the input files
     (by name in the I/O folder) they refer to; a warm server's re-importing child
-    runs these too (:mod:`corrupt.repos.warm`)."""
+    runs these too (:mod:`corrupt.suites.warm`)."""
     argv = suite_args(tree, paths=select is None, subset=subset)
     files = {}
     if select is not None:

@@ -10,9 +10,9 @@ from repos_run_support import fixture_checkout, session_cache, tree_digest
 
 from corrupt.errors import InputError
 from corrupt.repos.coverage import pack_line_coverage, unpack_line_coverage
-from corrupt.repos.local import LocalSandbox
-from corrupt.repos.runner import run_tests
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.suites.runner import run_tests
 
 T = "tests/test_ops.py::"
 FACTORIAL_TESTS = [

@@ -33,9 +33,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from corrupt.repos.bubblewrap import Box, box_argv
-from corrupt.repos.limits import die_with_parent
-from corrupt.repos.scratch import scratch_dir
+from corrupt.sandboxes.local.bubblewrap import Box, box_argv
+from corrupt.sandboxes.local.limits import die_with_parent
+from corrupt.scratch import scratch_dir
 
 log = logging.getLogger(__name__)
 RESOLVER = "10.0.2.3"  # slirp4netns's DNS forwarder

@@ -1,6 +1,6 @@
 """Run test commands in throwaway containers through the Docker Engine API.
 
-Each repository + commit gets one image (see :mod:`corrupt.repos.images`);
+Each repository + commit gets one image (see :mod:`corrupt.sandboxes.docker.images`);
 each command gets a fresh container from it, with the working tree copied in
 (``put_archive``), no network, memory / CPU / process / file-size limits, a
 size-limited ``/tmp`` and a scrubbed environment. The container is removed
@@ -31,7 +31,15 @@ from docker.errors import APIError, BuildError, DockerException, ImageNotFound, 
 
 from corrupt.cache import cache_root
 from corrupt.errors import SandboxError
-from corrupt.repos.images import (
+from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment
+from corrupt.sandboxes.base import (
+    MAX_COLLECT_BYTES,
+    InFlight,
+    Sandbox,
+    io_file_names,
+    with_io_dir,
+)
+from corrupt.sandboxes.docker.images import (
     DEFAULT_BASE_IMAGE,
     LABEL_RECIPE,
     PYTHON,
@@ -42,14 +50,6 @@ from corrupt.repos.images import (
     image_tag,
     recipe_digest,
     tree_archive,
-)
-from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment
-from corrupt.repos.sandbox import (
-    MAX_COLLECT_BYTES,
-    InFlight,
-    Sandbox,
-    io_file_names,
-    with_io_dir,
 )
 
 BASE_ENV = {

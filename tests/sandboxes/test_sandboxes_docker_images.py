@@ -10,8 +10,8 @@ from docker_engine import folder_checkout, write_files
 from repos_run_support import FIXTURES
 
 from corrupt.errors import SandboxError
-from corrupt.repos.docker_sandbox import DockerSandbox
-from corrupt.repos.images import (
+from corrupt.repos.models import Checkout, RepoSpec
+from corrupt.sandboxes.docker.images import (
     PipSettings,
     build_context,
     dockerfile,
@@ -19,8 +19,8 @@ from corrupt.repos.images import (
     image_tag,
     recipe_digest,
 )
-from corrupt.repos.models import Checkout, RepoSpec
-from corrupt.repos.sandboxes import get_sandbox
+from corrupt.sandboxes.docker.sandbox import DockerSandbox
+from corrupt.sandboxes.registry import get_sandbox
 
 
 def checkout(name: str, commit: str) -> Checkout:

@@ -1,4 +1,4 @@
-"""The local sandbox: each command runs in a bubblewrap box (see :mod:`corrupt.repos.bubblewrap`).
+"""The local sandbox: each command runs in a bubblewrap box (see :mod:`corrupt.sandboxes.local.bubblewrap`).
 
 What a run gets, in order of what matters most:
 
@@ -10,7 +10,7 @@ What a run gets, in order of what matters most:
   tokens and API keys in the user's environment never reach repository code;
 - **limits**: address space, file size, processes and CPU time via
   ``setrlimit``, plus pids and memory cgroups where rlimits fall short
-  (:mod:`corrupt.repos.limits`);
+  (:mod:`corrupt.sandboxes.local.limits`);
 - **an end**: when the command exits, or is killed at its deadline, the pid
   namespace takes every process it started with it, daemons included; if
   corrupt itself dies, the box dies with it.
@@ -40,12 +40,8 @@ from typing import Any
 
 from corrupt.cache import cache_root
 from corrupt.errors import SandboxError
-from corrupt.repos.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
-from corrupt.repos.environment import create_environment
-from corrupt.repos.launch import network_mode, started, unboxed
-from corrupt.repos.limits import confined
 from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment, Limits
-from corrupt.repos.sandbox import (
+from corrupt.sandboxes.base import (
     InFlight,
     Sandbox,
     Service,
@@ -54,7 +50,11 @@ from corrupt.repos.sandbox import (
     with_io_dir,
     write_inputs,
 )
-from corrupt.repos.scratch import remove_tree, scratch_dir
+from corrupt.sandboxes.local.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
+from corrupt.sandboxes.local.environment import create_environment
+from corrupt.sandboxes.local.launch import network_mode, started, unboxed
+from corrupt.sandboxes.local.limits import confined
+from corrupt.scratch import remove_tree, scratch_dir
 
 PASSED_THROUGH = ("LANG", "LANGUAGE", "TZ", "TERM")
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -1,6 +1,6 @@
 """The host's side of warm screening: one pytest server per working copy.
 
-:mod:`corrupt.repos.warm_server` runs in the sandbox, imports the project and
+:mod:`corrupt.sandboxes.guest.warm_server` runs in the sandbox, imports the project and
 collects the suite once, and forks per candidate. :class:`WarmServer`
 starts it through :meth:`Sandbox.serve`, sends it candidates and reads their
 reports back in the runner's :class:`TestReport` form, so a warm run and a
@@ -17,18 +17,11 @@ from pathlib import Path
 
 from corrupt.errors import SandboxError
 from corrupt.repos.models import IO_DIR, Command, Environment, Limits, TestReport
-from corrupt.repos.runner import (
-    PLUGIN_SOURCE,
-    base_argv,
-    plugin_module,
-    read_report,
-    run_options,
-    suite_args,
-    test_command,
-)
-from corrupt.repos.sandbox import Sandbox, Service
+from corrupt.repos.suiteargs import base_argv, suite_args, test_command
+from corrupt.sandboxes.base import Sandbox, Service
+from corrupt.sandboxes.guest import PYTEST_PLUGIN, WARM_SERVER
+from corrupt.suites.runner import plugin_module, read_report, run_options
 
-SERVER_SOURCE = Path(__file__).with_name("warm_server.py")
 REPLY_MARGIN = 30.0  # seconds past a run's deadline before the server counts as hung
 CHILD_FAILED = 70  # warm_server's exit status for a child that failed in corrupt's own code
 FROM_COVERAGE = "--collection-from-coverage"  # warm_server's first argument, when it applies
@@ -44,7 +37,7 @@ class WarmUnavailable(Exception):
 
 class Reimport(enum.Enum):
     """When a candidate runs in a child that imports the working tree again
-    (:func:`corrupt.repos.warm_server.reimporting_child`) rather than swapping code."""
+    (:func:`corrupt.sandboxes.guest.warm_server.reimporting_child`) rather than swapping code."""
 
     NEVER = "never"  # a candidate the server cannot swap in is answered with why
     DECLINED = "declined"  # ...is run by a re-importing child instead
@@ -76,7 +69,7 @@ class WarmServer:
     ) -> None:
         """``collection_from_coverage``: each request's ``quiet`` comes from a coverage
         map that records what ran outside tests, so the server need not record which
-        functions ran while it collected (:mod:`corrupt.repos.warm_server`). ``subset``:
+        functions ran while it collected (:mod:`corrupt.sandboxes.guest.warm_server`). ``subset``:
         the test files a suite over budget is cut to (:attr:`Baseline.subset`)."""
         self.tree = tree
         self.subset = subset
@@ -93,8 +86,8 @@ class WarmServer:
             *suite_args(tree, subset=subset),
         ]
         files = {
-            f"{module}.py": PLUGIN_SOURCE.read_bytes(),
-            f"{server}.py": SERVER_SOURCE.read_bytes(),
+            f"{module}.py": PYTEST_PLUGIN.read_bytes(),
+            f"{server}.py": WARM_SERVER.read_bytes(),
         }
         command = Command(argv=argv, env=extra_env, limits=Limits(), files=files)
         service = sandbox.serve(env, tree, command)

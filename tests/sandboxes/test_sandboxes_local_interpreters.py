@@ -20,11 +20,11 @@ from gitrepos import make_repo
 from repos_run_support import session_xdg
 
 from corrupt.outputs.materialize import original_checkout
-from corrupt.repos.baseline import cached_baseline
-from corrupt.repos.bubblewrap import interpreter_roots
 from corrupt.repos.checkout import checkout
-from corrupt.repos.environment import environment_key, recipe_for
-from corrupt.repos.interpreters import (
+from corrupt.repos.specs import parse_spec
+from corrupt.sandboxes.local.bubblewrap import interpreter_roots
+from corrupt.sandboxes.local.environment import environment_key, recipe_for
+from corrupt.sandboxes.local.interpreters import (
     Interpreter,
     declared_support,
     find_interpreter,
@@ -32,8 +32,8 @@ from corrupt.repos.interpreters import (
     other_interpreters,
     own_interpreter,
 )
-from corrupt.repos.local import LocalSandbox
-from corrupt.repos.specs import parse_spec
+from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.suites.baseline import cached_baseline
 from corrupt.tasks.store import Store
 
 SETUPTOOLS = (

@@ -24,10 +24,11 @@ from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
 from corrupt.repos.budget import MEASURE_FACTOR, SHARE, quickest_files
 from corrupt.repos.coverage import pack_line_coverage, unpack_line_coverage
 from corrupt.repos.models import FAILING_OUTCOMES, Baseline, Checkout, Environment, TestReport
-from corrupt.repos.runner import PYTEST_NO_TESTS, run_tests, test_command
-from corrupt.repos.sandbox import Sandbox
+from corrupt.repos.suiteargs import PYTEST_NO_TESTS, test_command
 from corrupt.repos.testplan import TestPlan, plan_tests
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.base import Sandbox
+from corrupt.suites.runner import run_tests
 
 CACHE_VERSION = 4  # 2: runs in a bubblewrap box; 3: packed line coverage; 4: outside_tests
 # coverage.py slows CPU-bound suites down 5x and more (more-itertools: 17 s -> 200 s)

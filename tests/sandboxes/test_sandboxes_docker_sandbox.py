@@ -20,10 +20,10 @@ import pytest
 from docker_engine import engine_client, find_engine, folder_checkout, write_files
 
 from corrupt.errors import SandboxError
-from corrupt.repos.docker_sandbox import LABEL_TREE, DockerSandbox
 from corrupt.repos.models import IO_DIR, Command, Limits
-from corrupt.repos.runner import run_tests
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.docker.sandbox import LABEL_TREE, DockerSandbox
+from corrupt.suites.runner import run_tests
 
 pytestmark = pytest.mark.docker
 
@@ -188,7 +188,7 @@ def test_ctrl_c_during_a_run_removes_the_container(engine, contract, tree):
     script = textwrap.dedent(f"""
         import pathlib, signal, sys
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        from corrupt.repos.docker_sandbox import DockerSandbox
+        from corrupt.sandboxes.docker.sandbox import DockerSandbox
         from corrupt.repos.models import Command, Environment
         box = DockerSandbox(base_image={base!r}, docker_host={host!r})
         env = Environment(key="", kind="image", python={contract[1].python!r}, location={contract[1].location!r})

@@ -6,7 +6,7 @@ import pytest
 from docker_engine import find_engine
 from sandbox_contract import *  # noqa: F403
 
-from corrupt.repos.docker_sandbox import DockerSandbox
+from corrupt.sandboxes.docker.sandbox import DockerSandbox
 
 pytestmark = pytest.mark.docker
 

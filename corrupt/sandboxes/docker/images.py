@@ -3,7 +3,7 @@
 No image registry is needed: the build context (Dockerfile, a copy of the
 checkout, the host's pip certificate) is streamed to the engine's build API,
 which Docker and Podman both serve. The image mirrors the local sandbox's venv
-(``corrupt.repos.environment``): a regular install of the project plus the
+(``corrupt.sandboxes.local.environment``): a regular install of the project plus the
 test requirements that module discovers, in ``/opt/venv``. The install runs in
 a first build stage and only the venv is carried into the image, so neither
 the repository copy nor the certificate bundle sits in any of its layers, and

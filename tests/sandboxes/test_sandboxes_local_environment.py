@@ -15,13 +15,18 @@ from repos_run_support import FIXTURES, fixture_checkout, session_cache
 from sandbox_contract import _Listener, unix_listener
 
 from corrupt.repos.checkout import checkout as check_out
-from corrupt.repos.environment import MARKER, create_environment, environment_key, recipe_for
 from corrupt.repos.installplan import discover_test_requirements
-from corrupt.repos.launch import _user_network_missing
-from corrupt.repos.local import LocalSandbox
 from corrupt.repos.models import Command
 from corrupt.repos.specs import parse_spec
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.environment import (
+    MARKER,
+    create_environment,
+    environment_key,
+    recipe_for,
+)
+from corrupt.sandboxes.local.launch import _user_network_missing
+from corrupt.sandboxes.local.sandbox import LocalSandbox
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

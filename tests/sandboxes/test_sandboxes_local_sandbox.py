@@ -28,11 +28,17 @@ from sandbox_contract import (
 )
 
 from corrupt.errors import InputError
-from corrupt.repos.bubblewrap import BOX_HOSTS, Box, box_argv, interpreter_roots, require_bwrap
-from corrupt.repos.local import LocalSandbox
-from corrupt.repos.runner import run_tests
-from corrupt.repos.sandboxes import get_sandbox
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.bubblewrap import (
+    BOX_HOSTS,
+    Box,
+    box_argv,
+    interpreter_roots,
+    require_bwrap,
+)
+from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.sandboxes.registry import get_sandbox
+from corrupt.suites.runner import run_tests
 
 
 @pytest.fixture(scope="session")

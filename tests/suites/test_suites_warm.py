@@ -12,12 +12,12 @@ import pytest
 from repos_run_support import fixture_checkout, session_cache
 
 from corrupt.errors import SandboxError
-from corrupt.repos.baseline import compute_baseline
-from corrupt.repos.local import LocalSandbox
 from corrupt.repos.models import IO_DIR, Baseline, Command, Limits, TestReport
-from corrupt.repos.runner import run_tests
-from corrupt.repos.warm import Reimport, WarmRun, WarmServer
 from corrupt.repos.workspace import Workspace
+from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.suites.baseline import compute_baseline
+from corrupt.suites.runner import run_tests
+from corrupt.suites.warm import Reimport, WarmRun, WarmServer
 from corrupt.tasks.modes import ScreeningMode
 from corrupt.tasks.screen import RunBudget, TreeScreener, check_selection
 
