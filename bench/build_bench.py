@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from corrupt.corruptors.models import RejectionKind
-from corrupt.tasks.build import Build, BuildOptions
+from corrupt.pipeline.build import Build, BuildOptions
 from corrupt.tasks.store import Store
 
 

@@ -53,6 +53,7 @@ from intake_corpus import read_corpus, spec_for  # noqa: E402
 from corrupt.corruptors.adversarial import AdversarialCorruptor  # noqa: E402
 from corrupt.corruptors.models import CorruptionRequest, TargetSource  # noqa: E402
 from corrupt.graph.distance import distances_to  # noqa: E402
+from corrupt.pipeline.build import Build, BuildOptions, frozen_heap  # noqa: E402
 from corrupt.prepare import Prepared, prepare  # noqa: E402
 from corrupt.repos.coverage import LineTests  # noqa: E402
 from corrupt.repos.models import TestReport  # noqa: E402
@@ -61,7 +62,6 @@ from corrupt.sandboxes.registry import get_sandbox  # noqa: E402
 from corrupt.selection.eligibility import eligible_targets  # noqa: E402
 from corrupt.selection.models import Target  # noqa: E402
 from corrupt.selection.slices import select_targets, slice_spec  # noqa: E402
-from corrupt.tasks.build import Build, BuildOptions, frozen_heap  # noqa: E402
 from corrupt.tasks.modes import ScreeningMode  # noqa: E402
 from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy  # noqa: E402
 from corrupt.tasks.store import Store  # noqa: E402

@@ -34,8 +34,8 @@ from corrupt.corruptors.anomalies import new_anomalies, tell_operators
 from corrupt.corruptors.models import RejectionKind
 from corrupt.corruptors.operators import generate_mutants
 from corrupt.corruptors.validate import new_anomalies_in
+from corrupt.pipeline.build import Build, BuildOptions
 from corrupt.source.functions import functions_in
-from corrupt.tasks.build import Build, BuildOptions
 from corrupt.tasks.store import STORE_NAME
 
 # A grep's view of an anomaly, on one corrupted line (the gate's own checks are ast's).

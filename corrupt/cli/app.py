@@ -37,7 +37,7 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 ModeChoice = Literal["all", "remove", "discovery", "multi"]  # TaskMode, or all of them
-ExecutorChoice = Literal["local", "ray"]  # corrupt.tasks.many.ExecutorName
+ExecutorChoice = Literal["local", "ray"]  # corrupt.pipeline.many.ExecutorName
 
 
 class _Group(typer.core.TyperGroup):
@@ -232,7 +232,7 @@ def build(
 ) -> None:
     """Build verified, difficulty-tuned tasks from a repository."""
     from corrupt.cli.progress import RichProgress, screening_line, stage_table, summary_table
-    from corrupt.tasks.build import Build, BuildOptions
+    from corrupt.pipeline.build import Build, BuildOptions
 
     if no_isolation and sandbox == SandboxName.LOCAL:  # with docker it is refused, not warned about
         err_console.print(UNSAFE_WARNING)
@@ -349,7 +349,7 @@ def build_many(
 
     from corrupt.cli.many import ManyView, many_table, overall_line
     from corrupt.errors import InputError
-    from corrupt.tasks.many import make_executor, parse_list, run_many
+    from corrupt.pipeline.many import make_executor, parse_list, run_many
 
     try:
         text = sys.stdin.read() if list_ == "-" else Path(list_).read_text(encoding="utf-8")

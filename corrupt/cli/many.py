@@ -8,7 +8,7 @@ from rich.progress import TaskID
 from rich.table import Table
 
 from corrupt.cli.progress import counting_bar
-from corrupt.tasks.many import Event, ManyProgress, ManyResult, RepoRecord, RepoStatus
+from corrupt.pipeline.many import Event, ManyProgress, ManyResult, RepoRecord, RepoStatus
 
 
 class ManyView(ManyProgress):

@@ -17,7 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from corrupt.tasks import build
+from corrupt.pipeline import build
 from corrupt.tasks.modes import TaskMode
 from corrupt.tasks.store import CandidateRow, CandidateStatus
 

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from corrupt.cli import app
 from corrupt.errors import InputError
-from corrupt.tasks.build import Build, BuildOptions
+from corrupt.pipeline.build import Build, BuildOptions
 
 
 @pytest.mark.parametrize(

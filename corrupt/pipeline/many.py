@@ -32,8 +32,8 @@ from corrupt.errors import (
     SandboxError,
     StoreError,
 )
+from corrupt.pipeline.build import Build, BuildOptions, Progress
 from corrupt.repos.specs import parse_spec
-from corrupt.tasks.build import Build, BuildOptions, Progress
 from corrupt.tasks.modes import TaskMode
 from corrupt.tasks.store import CandidateRow
 
@@ -378,7 +378,7 @@ class ExecutorName(StrEnum):
 def make_executor(name: str, address: str | None, jobs: int) -> Executor:
     """The executor ``--executor`` names; Ray's is imported only when asked for."""
     if name == ExecutorName.RAY:
-        from corrupt.tasks.many_ray import RayExecutor
+        from corrupt.pipeline.many_ray import RayExecutor
 
         return RayExecutor(address, jobs)
     if address:

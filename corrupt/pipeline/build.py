@@ -40,6 +40,7 @@ from corrupt.corruptors.models import (
 from corrupt.errors import InputError, LLMError, SelectionError
 from corrupt.graph.distance import distances_to
 from corrupt.graph.models import CodeGraph, Symbol
+from corrupt.pipeline.engine import engine_identity
 from corrupt.prepare import Prepared, prepare
 from corrupt.repos.coverage import LineTests
 from corrupt.repos.models import Checkout, TraceTarget
@@ -51,7 +52,6 @@ from corrupt.source.edits import EditScriptError
 from corrupt.source.functions import TargetNotFound
 from corrupt.tasks.assemble import build_task
 from corrupt.tasks.effects import HopBand, target_span, trace_effects
-from corrupt.tasks.engine import engine_identity
 from corrupt.tasks.models import Task
 from corrupt.tasks.modes import ScreeningMode, TaskMode, VerifyMode
 from corrupt.tasks.ray_cluster import ray_cluster

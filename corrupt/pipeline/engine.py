@@ -24,7 +24,7 @@ DECIDING = (
     "tasks/verify.py",
     "tasks/screen.py",
     "tasks/assemble.py",
-    "tasks/build.py",
+    "pipeline/build.py",
 )
 
 

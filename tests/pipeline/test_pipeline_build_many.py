@@ -21,8 +21,8 @@ from gitrepos import commit, make_repo
 
 from corrupt.cli.app import build, build_fields, build_many
 from corrupt.errors import InputError
-from corrupt.tasks.build import BuildOptions
-from corrupt.tasks.many import Ledger, RepoRecord, folder_name, parse_list
+from corrupt.pipeline.build import BuildOptions
+from corrupt.pipeline.many import Ledger, RepoRecord, folder_name, parse_list
 
 ROOT = Path(__file__).resolve().parents[2]
 CORRUPT = [sys.executable, "-m", "corrupt.cli"]

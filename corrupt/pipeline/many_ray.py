@@ -1,7 +1,7 @@
 """The Ray executor of ``corrupt build-many``: each repository's build as one Ray task.
 
-A task gets the :class:`~corrupt.tasks.many.Job` (plain data) and returns a
-:class:`~corrupt.tasks.many.RepoRecord`, so a worker needs nothing of the
+A task gets the :class:`~corrupt.pipeline.many.Job` (plain data) and returns a
+:class:`~corrupt.pipeline.many.RepoRecord`, so a worker needs nothing of the
 driver but the code: every node runs the same corrupt, reaches the
 repositories the specs name and writes to the root (a shared file system on
 a real cluster). Builds are deterministic, so the task ids are those of the
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from corrupt.errors import InputError
-from corrupt.tasks.many import Event, Job, RepoRecord, Send, failed_record, run_job
+from corrupt.pipeline.many import Event, Job, RepoRecord, Send, failed_record, run_job
 from corrupt.tasks.ray_cluster import import_ray, ray_cluster
 
 POLL_SECONDS = 0.5  # how often the driver drains events while builds run

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from corrupt.tasks.build import frozen_heap
+from corrupt.pipeline.build import frozen_heap
 
 
 def test_objects_alive_when_screening_starts_are_frozen_until_it_ends():
