@@ -28,10 +28,11 @@ from typing import Any, BinaryIO
 import docker
 import requests
 from docker.errors import APIError, BuildError, DockerException, ImageNotFound, NotFound
+from docker.models.containers import Container
 
 from corrupt.cache import cache_root
 from corrupt.errors import SandboxError
-from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment
+from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment, Limits
 from corrupt.sandboxes.base import (
     MAX_COLLECT_BYTES,
     InFlight,
@@ -251,64 +252,11 @@ class DockerSandbox(Sandbox):
             **BASE_ENV,
             **{k: _inside(v, tree) for k, v in zip(command.env, values, strict=True)},
         }
-        largest_file = limits.disk_mb * 1024 * 1024
-        # Podman fills in nofile and nproc (at values over its own limits, which
-        # fails the start) as soon as any ulimit is given: set all three.
-        ulimits = [
-            docker.types.Ulimit(name="fsize", soft=largest_file, hard=largest_file),
-            docker.types.Ulimit(name="nofile", soft=_OPEN_FILES, hard=_OPEN_FILES),
-            docker.types.Ulimit(name="nproc", soft=limits.max_processes, hard=limits.max_processes),
-        ]
-        if limits.cpu_seconds:
-            ulimits.append(
-                docker.types.Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds)
-            )
-        options: dict[str, Any] = {
-            "network_mode": "bridge" if limits.network else "none",
-            "mem_limit": f"{limits.memory_mb}m",
-            "memswap_limit": f"{limits.memory_mb}m",
-            "nano_cpus": int(self.cpus * 1e9),
-            "pids_limit": limits.max_processes,
-            "tmpfs": {"/tmp": f"size={limits.disk_mb}m"},
-            "cap_drop": ["ALL"],
-            "security_opt": ["no-new-privileges"],
-            "ulimits": ulimits,
-        }
+        options = self._container_options(limits)
         started = time.monotonic()
         container = None
         try:
-            archive = tree_archive(tree)
-            inputs = _io_archive(command.files)
-            for attempt in range(1, _COPY_ATTEMPTS + 1):
-                try:
-                    container = self.client.containers.create(
-                        env.location,
-                        argv,
-                        working_dir=WORKDIR,
-                        environment=environment,
-                        detach=True,
-                        labels={LABEL_SANDBOX: "docker", LABEL_TREE: str(tree)},
-                        **options,
-                    )
-                except ImageNotFound:
-                    raise SandboxError(
-                        f"image {env.location} is gone from the engine; prepare the environment again"
-                    ) from None
-                try:
-                    container.put_archive(WORKDIR, archive)
-                    container.put_archive("/", inputs)
-                    break
-                except APIError as exc:
-                    # Podman's archive endpoint now and then loses its helper process under
-                    # load ("broken pipe"). Nothing has run yet, so a fresh container is a
-                    # clean retry; without one a screening run would count as an error and
-                    # a docker build would pick other mutants than a local one.
-                    if not exc.is_server_error() or attempt == _COPY_ATTEMPTS:
-                        raise
-                    _remove(container)
-                    container = None
-                    time.sleep(0.2 * attempt)
-            assert container is not None
+            container = self._created(env, argv, environment, tree, command.files, options)
             timed_out = False
             with self.inflight.tracked(container.kill):
                 container.start()
@@ -343,6 +291,80 @@ class DockerSandbox(Sandbox):
         finally:
             if container is not None:
                 _remove(container)
+
+    def _container_options(self, limits: Limits) -> dict[str, Any]:
+        """The engine's limits for one run: memory, CPU, processes, file size, no network
+        unless asked, no capabilities."""
+        largest_file = limits.disk_mb * 1024 * 1024
+        # Podman fills in nofile and nproc (at values over its own limits, which
+        # fails the start) as soon as any ulimit is given: set all three.
+        ulimits = [
+            docker.types.Ulimit(name="fsize", soft=largest_file, hard=largest_file),
+            docker.types.Ulimit(name="nofile", soft=_OPEN_FILES, hard=_OPEN_FILES),
+            docker.types.Ulimit(name="nproc", soft=limits.max_processes, hard=limits.max_processes),
+        ]
+        if limits.cpu_seconds:
+            ulimits.append(
+                docker.types.Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds)
+            )
+        options: dict[str, Any] = {
+            "network_mode": "bridge" if limits.network else "none",
+            "mem_limit": f"{limits.memory_mb}m",
+            "memswap_limit": f"{limits.memory_mb}m",
+            "nano_cpus": int(self.cpus * 1e9),
+            "pids_limit": limits.max_processes,
+            "tmpfs": {"/tmp": f"size={limits.disk_mb}m"},
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges"],
+            "ulimits": ulimits,
+        }
+        return options
+
+    def _created(
+        self,
+        env: Environment,
+        argv: list[str],
+        environment: dict[str, str],
+        tree: Path,
+        files: dict[str, bytes],
+        options: dict[str, Any],
+    ) -> Container:
+        """A created (not started) container holding the tree in /testbed and the run's
+        input files in its I/O folder."""
+        archive = tree_archive(tree)
+        inputs = _io_archive(files)
+        for attempt in range(1, _COPY_ATTEMPTS + 1):
+            try:
+                container = self.client.containers.create(
+                    env.location,
+                    argv,
+                    working_dir=WORKDIR,
+                    environment=environment,
+                    detach=True,
+                    labels={LABEL_SANDBOX: "docker", LABEL_TREE: str(tree)},
+                    **options,
+                )
+            except ImageNotFound:
+                raise SandboxError(
+                    f"image {env.location} is gone from the engine; prepare the environment again"
+                ) from None
+            try:
+                container.put_archive(WORKDIR, archive)
+                container.put_archive("/", inputs)
+                return container
+            except APIError as exc:
+                _remove(container)
+                # Podman's archive endpoint now and then loses its helper process under
+                # load ("broken pipe"). Nothing has run yet, so a fresh container is a
+                # clean retry; without one a screening run would count as an error and
+                # a docker build would pick other mutants than a local one.
+                if not exc.is_server_error() or attempt == _COPY_ATTEMPTS:
+                    raise
+                time.sleep(0.2 * attempt)
+            except BaseException:  # the container is not the caller's yet: remove it here
+                _remove(container)
+                raise
+        raise AssertionError("the last attempt returns or raises")
 
 
 def _inside(value: str, tree: Path) -> str:
