@@ -25,8 +25,8 @@ from corrupt.prepare import prepare
 from corrupt.repos.coverage import LineTests
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.screening.screen import RunBudget, TreeScreener
 from corrupt.selection.eligibility import eligible_targets
-from corrupt.tasks.screen import RunBudget, TreeScreener
 
 
 def distance_callback(digraph, target: str):

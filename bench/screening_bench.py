@@ -59,13 +59,13 @@ from corrupt.repos.coverage import LineTests  # noqa: E402
 from corrupt.repos.models import TestReport  # noqa: E402
 from corrupt.repos.workspace import Workspace  # noqa: E402
 from corrupt.sandboxes.registry import get_sandbox  # noqa: E402
+from corrupt.screening.screen import RunBudget, TreeScreener, WarmPolicy  # noqa: E402
+from corrupt.screening.warm_checks import kept_checks  # noqa: E402
 from corrupt.selection.eligibility import eligible_targets  # noqa: E402
 from corrupt.selection.models import Target  # noqa: E402
 from corrupt.selection.slices import select_targets, slice_spec  # noqa: E402
 from corrupt.tasks.modes import ScreeningMode  # noqa: E402
-from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy  # noqa: E402
 from corrupt.tasks.store import Store  # noqa: E402
-from corrupt.tasks.warm_checks import kept_checks  # noqa: E402
 
 DEFAULT_REPOS = "toolz,marshmallow,sqlparse,markdown,structlog,humanize"
 CORPUS = Path(__file__).with_name("corpus.txt")

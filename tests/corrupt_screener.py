@@ -19,8 +19,8 @@ from corrupt.repos.checkout import checkout
 from corrupt.repos.specs import parse_spec
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.screening.screen import RunBudget, TreeScreener
 from corrupt.suites.runner import run_tests
-from corrupt.tasks.screen import RunBudget, TreeScreener
 
 FIXTURE = Path(__file__).parent / "fixtures" / "corrupt_search" / "inventory"
 CORE = "inventory/core.py"

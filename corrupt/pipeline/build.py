@@ -47,6 +47,9 @@ from corrupt.repos.models import Checkout, TraceTarget
 from corrupt.repos.specs import parse_spec
 from corrupt.sandboxes.base import Sandbox
 from corrupt.sandboxes.registry import SandboxName
+from corrupt.screening.screen import RunBudget, TreeScreener, WarmPolicy, WarmRecord
+from corrupt.screening.screen_ray import RemoteScreener, WorkerSpec, start_remote_screeners
+from corrupt.screening.warm_checks import kept_checks
 from corrupt.selection.models import ComplexityMetric, Group, SliceSpec, Target
 from corrupt.source.edits import EditScriptError
 from corrupt.source.functions import TargetNotFound
@@ -55,12 +58,9 @@ from corrupt.tasks.effects import HopBand, target_span, trace_effects
 from corrupt.tasks.models import Task
 from corrupt.tasks.modes import ScreeningMode, TaskMode, VerifyMode
 from corrupt.tasks.ray_cluster import ray_cluster
-from corrupt.tasks.screen import RunBudget, TreeScreener, WarmPolicy, WarmRecord
-from corrupt.tasks.screen_ray import RemoteScreener, WorkerSpec, start_remote_screeners
 from corrupt.tasks.serialize import corruption_from_dict, corruption_to_dict
 from corrupt.tasks.store import STORE_NAME, CandidateRow, CandidateStatus, Store
 from corrupt.tasks.verify import make_repair, static_problems, verify_dynamic
-from corrupt.tasks.warm_checks import kept_checks
 
 Worker = TreeScreener | RemoteScreener  # a build's screener, here or in a Ray actor
 ALL_MODES = "all"

@@ -22,7 +22,7 @@ DECIDING = (
     "selection",
     "prepare.py",
     "tasks/verify.py",
-    "tasks/screen.py",
+    "screening/screen.py",
     "tasks/assemble.py",
     "pipeline/build.py",
 )

@@ -53,11 +53,11 @@ from corrupt.scoring.patch import (
     read_patch,
 )
 from corrupt.scoring.pdb import Alignment, align, by_file, ground_truth
+from corrupt.screening.screen import RunBudget, TreeScreener
 from corrupt.source.edits import EditScriptError, apply_edit_script
 from corrupt.source.functions import extent, function_at
 from corrupt.tasks.models import Task
 from corrupt.tasks.modes import TaskMode
-from corrupt.tasks.screen import RunBudget, TreeScreener
 from corrupt.tasks.store import STORE_NAME, Store
 
 SCORES_DIR = "scores"

@@ -30,11 +30,11 @@ from corrupt.repos.models import Checkout, Environment, RepoSpec
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.base import Sandbox
 from corrupt.scoring.patch import is_test_support
+from corrupt.screening.screen import RunBudget, TreeScreener
 from corrupt.solve.candidates import candidates
 from corrupt.solve.localize import RankedLine, ochiai
 from corrupt.source.edits import unified_diff
 from corrupt.suites.runner import run_tests
-from corrupt.tasks.screen import RunBudget, TreeScreener
 
 TASK_FILE = "TASK.json"
 DEFAULT_BUDGET = 40  # candidates validated per task (measured in bench/apr_bench.py)

@@ -133,7 +133,7 @@ def run_options(
 ) -> tuple[list[str], dict[str, bytes]]:
     """The pytest arguments that choose a run's tests and limits, and the input files
     (by name in the I/O folder) they refer to; a warm server's re-importing child
-    runs these too (:mod:`corrupt.suites.warm`)."""
+    runs these too (:mod:`corrupt.screening.warm`)."""
     argv = suite_args(tree, paths=select is None, subset=subset)
     files = {}
     if select is not None:

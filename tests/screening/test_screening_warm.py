@@ -15,11 +15,11 @@ from corrupt.errors import SandboxError
 from corrupt.repos.models import IO_DIR, Baseline, Command, Limits, TestReport
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.screening.screen import RunBudget, TreeScreener, check_selection
+from corrupt.screening.warm import Reimport, WarmRun, WarmServer
 from corrupt.suites.baseline import compute_baseline
 from corrupt.suites.runner import run_tests
-from corrupt.suites.warm import Reimport, WarmRun, WarmServer
 from corrupt.tasks.modes import ScreeningMode
-from corrupt.tasks.screen import RunBudget, TreeScreener, check_selection
 
 LIB = "src/shapes/geometry.py"
 RAISE = '        raise ValueError("cannot scale a negative size")'

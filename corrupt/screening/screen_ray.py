@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from corrupt.repos.models import Baseline, Checkout, Environment, TestReport, TraceTarget
+from corrupt.screening.screen import RunBudget, TreeScreener, WarmRecord
+from corrupt.screening.warm_checks import kept_checks
 from corrupt.tasks.modes import ScreeningMode
-from corrupt.tasks.screen import RunBudget, TreeScreener, WarmRecord
-from corrupt.tasks.warm_checks import kept_checks
 
 CANCEL_SECONDS = 10.0  # how long Ctrl-C waits for an actor to end its run
 

@@ -20,10 +20,10 @@ from corrupt.corruptors.reach import ran_outside_tests
 from corrupt.repos.models import Baseline, Environment, TestReport, TraceTarget
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.base import Sandbox
+from corrupt.screening.warm import Reimport, WarmRun, WarmServer, WarmUnavailable
+from corrupt.screening.warm_checks import held_before, remember_held, verdict_path
 from corrupt.suites.runner import run_tests
-from corrupt.suites.warm import Reimport, WarmRun, WarmServer, WarmUnavailable
 from corrupt.tasks.modes import ScreeningMode
-from corrupt.tasks.warm_checks import held_before, remember_held, verdict_path
 
 
 @dataclass
@@ -69,7 +69,7 @@ class WarmPolicy:
     test that relies on its process, on threads or state from import time)
     turns warm screening off for the repository, as does a server that cannot
     start or stops answering; ``reason`` records why. A check that held is
-    remembered for the environment (:mod:`corrupt.tasks.warm_checks`), so
+    remembered for the environment (:mod:`corrupt.screening.warm_checks`), so
     later builds skip it. Candidates whose change a fork cannot show as a
     fresh process would are declined one by one by the server; they run in a
     child that imports the working tree again (``reimports``), or, when the

@@ -1,7 +1,7 @@
 """Warm checks that held, remembered per environment: a repository is checked once per commit.
 
 Before warm screening is trusted, the warm server runs the unchanged code's
-passing tests (:meth:`corrupt.tasks.screen.TreeScreener`'s check), which costs
+passing tests (:meth:`corrupt.screening.screen.TreeScreener`'s check), which costs
 about one run of the suite. Whether they pass in a fork is a fact about the
 repository at a commit in an environment, like its baseline, so a check that
 held is kept and later builds skip it. A check that failed is not kept: warm
