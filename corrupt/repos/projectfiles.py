@@ -2,8 +2,8 @@
 
 Configuration is repository data: a ``pyproject.toml`` may hold a number where
 a table belongs, a list of numbers where strings belong, or not parse at all.
-Intake reads it through these three functions, which answer ``{}`` or ``[]``
-for anything of the wrong shape instead of failing the build.
+Intake reads it through these functions, which answer ``{}``, ``[]`` or None
+for anything missing or of the wrong shape instead of failing the build.
 """
 
 from __future__ import annotations
@@ -11,6 +11,14 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 from typing import Any
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text, or None when it is missing, unreadable or not UTF-8."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def read_toml(path: Path) -> dict[str, Any]:

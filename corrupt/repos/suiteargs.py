@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from corrupt.repos.models import IO_DIR
-from corrupt.repos.testplan import MAKEFILES, plan_tests, reporting_free_addopts
+from corrupt.repos.pytestconfig import reporting_free_addopts
+from corrupt.repos.runnerconfigs import MAKEFILES
+from corrupt.repos.testplan import plan_tests
 
 
 def base_argv(module: str) -> list[str]:
@@ -42,7 +44,7 @@ def run_flags(cache_dir: str) -> list[str]:
 # names): they test the code's style and types, not its behaviour, no corruption is
 # caught by them that a behaviour test does not catch, and they can take most of a
 # suite's time (mypy per test case). Off in every run; their addopts options are
-# dropped with them (testplan.LINTER_OPTIONS).
+# dropped with them (pytestconfig.LINTER_OPTIONS).
 LINTERS_OFF = [
     arg
     for name in (

@@ -9,8 +9,9 @@ from tasks_factory import write_repo
 
 from corrupt.repos import suiteargs
 from corrupt.repos.installplan import discover_test_requirements
+from corrupt.repos.pytestconfig import reporting_free_addopts
 from corrupt.repos.requirements import requirement_items
-from corrupt.repos.testplan import plan_tests, reporting_free_addopts
+from corrupt.repos.testplan import plan_tests
 from corrupt.repos.versions import scm_version, version_files, write_version_files
 
 tree = functools.partial(write_repo, git=False)  # a folder of files, no git

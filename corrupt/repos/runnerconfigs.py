@@ -1,0 +1,279 @@
+"""The commands tox, nox, hatch and make would run for the tests, read from their configuration.
+
+CI often only says ``tox -e py311``, ``nox``, ``hatch run test`` or ``make
+test``, and a project without CI may still keep its test command there. Each
+reader answers the command lines (argument lists) of the environment,
+session, script or target that runs the tests, with what it installs as a
+``pip install`` line where the configuration says it; nothing is run (a
+noxfile is read as a syntax tree).
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+from corrupt.repos.projectfiles import read_text, read_toml, strings, table
+from corrupt.repos.shellcommands import shell_commands, unwrap
+from corrupt.repos.testcommands import as_unittest, pytest_args, unittest_args
+
+MAX_INCLUDE_DEPTH = 4  # scripts naming scripts, commands naming runners: followed this deep
+
+
+def tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]:
+    """``commands`` of the test environment: of the environments ``names`` when CI names
+    them (``tox -e py311-tests``), else ``[testenv]`` or the first env that runs pytest."""
+    sections = _tox_sections(root)
+    if names is None:
+        ordered = sorted(sections, key=lambda name: (name != "testenv", "test" not in name))
+        candidates = [(section, section.partition(":")[2]) for section in ordered]
+    else:
+        candidates = [
+            (f"testenv:{n}" if f"testenv:{n}" in sections else "testenv", n) for n in names
+        ]
+    for section, env in candidates:
+        commands = [c for c in (_tox_words(line, env) for line in sections.get(section, [])) if c]
+        if any(pytest_args(unwrap(c)) is not None
+               or unittest_args(as_unittest(root, unwrap(c))) is not None
+               for c in commands if unwrap(c)):  # fmt: skip
+            return commands
+    return []
+
+
+def tox_env_names(words: list[str]) -> list[str] | None:
+    """The environments ``tox [run] -e a,b`` names; None when it names none (tox's default)."""
+    for i, word in enumerate(words):
+        if word in ("-e", "--env") and i + 1 < len(words):
+            value = words[i + 1]
+        elif word.startswith("--env="):
+            value = word.removeprefix("--env=")
+        elif word.startswith("-e") and len(word) > 2 and not word.startswith("--"):
+            value = word[2:].lstrip("=")
+        else:
+            continue
+        return [name for name in value.split(",") if name]
+    return None
+
+
+INTERPRETER_FACTOR = re.compile(r"(py|pypy|cpython)?[\d.]*")
+
+
+def _factors_hold(condition: str, env: str) -> bool:
+    """Whether tox's factor condition (``py3,pypy``, ``py311-tests``, ``!mypy``,
+    ``py{38,39}``) selects environment ``env``. A factor CI fills in at run time
+    (``$PYTHON-tests``) or plain ``py`` is the interpreter at hand, so it matches any
+    interpreter factor."""
+    factors = set(env.split("-"))
+    wildcard = any("$" in factor or factor in ("py", "python") for factor in factors)
+    for group in _brace_expand(condition).split(","):
+        wanted = [f for f in group.split("-") if f]
+        if wanted and all(
+            (f[1:] not in factors)
+            if f.startswith("!")
+            else (f in factors or (wildcard and INTERPRETER_FACTOR.fullmatch(f) is not None))
+            for f in wanted
+        ):
+            return True
+    return False
+
+
+def _brace_expand(text: str) -> str:
+    """``py{38,39}-x`` -> ``py38-x,py39-x``: tox's generative names, as one condition."""
+    match = re.search(r"\{([^{}]*)\}", text)
+    if match is None:
+        return text
+    head = text[: match.start()]
+    start = head.rfind(",") + 1
+    end = text.find(",", match.end())
+    end = len(text) if end == -1 else end
+    word = text[start:end]
+    inner = word.replace(match.group(0), "{}", 1)
+    expanded = ",".join(inner.format(option) for option in match.group(1).split(","))
+    return _brace_expand(text[:start] + expanded + text[end:])
+
+
+def _tox_sections(root: Path) -> dict[str, list[str]]:
+    """Environment name -> command lines, from tox.ini, tox.toml or pyproject's [tool.tox]."""
+    found: dict[str, list[str]] = {}
+    ini_text = None
+    if (root / "tox.ini").is_file():
+        ini_text = read_text(root / "tox.ini")
+    pyproject = table(read_toml(root / "pyproject.toml"), "tool", "tox")
+    if isinstance(pyproject.get("legacy_tox_ini"), str):
+        ini_text = ini_text or pyproject["legacy_tox_ini"]
+    if ini_text:
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            parser.read_string(ini_text)
+        except configparser.Error:
+            parser = configparser.ConfigParser()
+        for section in parser.sections():
+            if section == "testenv" or section.startswith("testenv:"):
+                raw = parser.get(section, "commands", fallback="")
+                found[section] = [ln for ln in re.sub(r"\\\n", " ", raw).splitlines() if ln.strip()]
+    toml = read_toml(root / "tox.toml") or (pyproject if "legacy_tox_ini" not in pyproject else {})
+    envs = {"testenv": table(toml, "env_run_base")}
+    envs.update({f"testenv:{k}": table(v) for k, v in table(toml, "env").items()})
+    for name, env in envs.items():
+        commands = env.get("commands")
+        if isinstance(commands, list):
+            lines = [shlex.join(_toml_argv(c)) for c in commands if isinstance(c, list)]
+            found.setdefault(name, lines)
+    return found
+
+
+def _toml_argv(command: list[Any]) -> list[str]:
+    """A tox.toml command: strings, and ``{replace = "posargs", default = [...]}`` tables."""
+    out: list[str] = []
+    for part in command:
+        if isinstance(part, str):
+            out.append(part)
+        elif isinstance(part, dict) and part.get("replace") == "posargs":
+            out.extend(strings(part.get("default")))
+    return out
+
+
+def _tox_words(line: str, env: str = "") -> list[str]:
+    """One tox command line with ``{posargs:default}`` replaced by its default; nothing
+    when its factor condition (``py3: ...``) does not select ``env`` (any env: "")."""
+    condition = re.match(r"^([\w.,{}!-]+):\s+", line.strip())
+    if condition is not None:
+        if env and not _factors_hold(condition.group(1), env):
+            return []
+        line = line.strip()[condition.end() :]
+    line = line.lstrip("-").strip()
+    if not line or line.startswith("#"):
+        return []
+    line = _replace_default(line, "posargs")
+    line = line.replace("{envpython}", "python").replace("{toxinidir}", "{tox_root}")
+    line = line.replace("{tox_root}/", "").replace("{tox_root}", ".")
+    line = line.replace("{envsitepackagesdir}/", "")  # the tree's copy shadows the installed one
+    line = re.sub(r"\[\]|\{[^}]*\}", "", line)
+    try:
+        return shlex.split(line)
+    except ValueError:
+        return []
+
+
+def _replace_default(line: str, name: str) -> str:
+    """``{posargs:DEFAULT}`` (or ``{args:...}``) replaced by DEFAULT, whose braces may nest."""
+    opening = "{" + name
+    start = line.find(opening)
+    while start != -1:
+        depth, end = 0, start
+        for end in range(start, len(line)):
+            depth += {"{": 1, "}": -1}.get(line[end], 0)
+            if depth == 0:
+                break
+        inner = line[start + len(opening) : end]
+        default = inner[1:] if inner.startswith(":") else ""
+        line = line[:start] + default + line[end + 1 :]
+        start = line.find(opening, start + len(default))
+    return line
+
+
+def nox_commands(root: Path) -> list[list[str]]:
+    """``session.run("pytest", ...)`` and ``session.install(...)`` calls with literal arguments."""
+    path = root / "noxfile.py"
+    text = read_text(path) if path.is_file() else None
+    if text is None:
+        return []
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    commands: list[list[str]] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("run", "install")
+        ):
+            words = [
+                a.value
+                for a in node.args
+                if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
+            if words:
+                commands.append(
+                    ["pip", "install", *words] if node.func.attr == "install" else words
+                )
+    return commands
+
+
+def hatch_commands(root: Path, run: list[str] | None = None) -> list[list[str]]:
+    """Scripts of hatch environments: the one ``hatch run ENV:SCRIPT`` names, else ``test``."""
+    envs = table(read_toml(root / "pyproject.toml"), "tool", "hatch", "envs")
+    wanted = run[0] if run else "test"
+    env_name, _, script = wanted.rpartition(":")
+    commands: list[list[str]] = []
+    for name, env in envs.items():
+        scripts = table(env, "scripts")
+        if env_name and name != env_name:
+            continue
+        for key in (script, "test", "tests", "cov"):
+            lines = _hatch_script(scripts, key, 0)
+            if lines:
+                for line in lines:
+                    words = _tox_words(_replace_default(str(line), "args"))
+                    commands.append(words)
+                commands.append(_hatch_installs(env))
+                break
+    if not commands and run is None and "hatch-test" in envs:
+        commands.append(["pytest"])
+    return [c for c in commands if c]
+
+
+def _hatch_script(scripts: dict[str, Any], key: str, depth: int) -> list[str]:
+    """A hatch script's command lines, with lines naming another script of the env
+    (``with-coverage = "test"``) replaced by that script's lines, as hatch does."""
+    lines: list[str] = []
+    for line in map(str, strings(scripts.get(key))):
+        name, _, rest = line.partition(" ")
+        if name in scripts and name != key and depth < MAX_INCLUDE_DEPTH:
+            lines += [
+                f"{inner} {rest}".strip() for inner in _hatch_script(scripts, name, depth + 1)
+            ]
+        else:
+            lines.append(line)
+    return lines
+
+
+def _hatch_installs(env: Any) -> list[str]:
+    """What a hatch env installs, as one pip line: its dependencies, and its
+    ``features`` (the project's extras) as ``.[a,b]``."""
+    deps = [
+        *strings(table(env).get("dependencies")),
+        *strings(table(env).get("extra-dependencies")),
+    ]
+    features = [str(f) for f in strings(table(env).get("features"))]
+    return ["pip", "install", *map(str, deps), *([f".[{','.join(features)}]"] if features else [])]
+
+
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the names make reads, in its order
+
+
+def make_commands(root: Path, target: str) -> list[list[str]]:
+    path = next((root / name for name in MAKEFILES if (root / name).is_file()), None)
+    text = read_text(path) if path is not None else None
+    if text is None:
+        return []
+    lines = re.sub(r"\\\n", " ", text).splitlines()
+    recipe: list[list[str]] = []
+    inside = False
+    for line in lines:
+        if re.match(rf"^{re.escape(target)}\s*:(?!=)", line):
+            inside = True
+            continue
+        if inside:
+            if line.startswith("\t"):
+                body = line.strip().lstrip("@-+").strip()
+                body = re.sub(r"\$\((PYTHON|PY)\)|\$\{(PYTHON|PY)\}", "python", body)
+                recipe.extend(shell_commands(body))
+            elif line.strip():
+                break
+    return recipe

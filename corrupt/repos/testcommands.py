@@ -1,0 +1,221 @@
+"""One test command read as the pytest run it is: pytest's, unittest's, nose2's, stestr's.
+
+A command line from CI or a runner configuration is a test run when it calls
+pytest (also under ``coverage run``), unittest (discovery, named modules, a
+test module run as a script) or a runner built on unittest (nose2, stestr).
+Each is turned into the pytest options and paths that run the same tests:
+the options that choose tests are kept, reporting ones dropped, and
+unittest's discovery becomes pytest's unittest support with unittest's file
+pattern.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from corrupt.repos.pytestconfig import SKIPPED_WITH_VALUE, ini_section
+
+# pytest options that decide *which* tests run or how they are collected: kept.
+# The value says whether the option takes an argument.
+KEPT_OPTIONS = {
+    "-m": True,
+    "-k": True,
+    "--ignore": True,
+    "--ignore-glob": True,
+    "--deselect": True,
+    "--doctest-modules": False,
+    "--doctest-glob": True,
+    "--doctest-continue-on-failure": False,
+    "--import-mode": True,
+    "--pyargs": False,
+    "--strict-markers": False,
+    "--confcutdir": True,
+    "--rootdir": True,
+    "-c": True,
+    "--config-file": True,
+    "--asyncio-mode": True,  # pytest-asyncio's, added to the needs when used
+}
+
+
+def pytest_args(words: list[str]) -> list[str] | None:
+    """The arguments of a pytest run (``pytest``, ``python -m pytest``, ``coverage run -m pytest``)."""
+    head = Path(words[0]).name
+    if head in ("pytest", "py.test"):
+        return words[1:]
+    if words[:3] == ["python", "-m", "pytest"]:
+        return words[3:]
+    coverage = _after_coverage_run(words)
+    if coverage is not None and coverage[:2] == ["-m", "pytest"]:
+        return coverage[2:]
+    return None
+
+
+def unittest_args(words: list[str]) -> list[str] | None:
+    if words[:3] == ["python", "-m", "unittest"]:
+        return words[3:]
+    coverage = _after_coverage_run(words)
+    if coverage is not None and coverage[:2] == ["-m", "unittest"]:
+        return coverage[2:]
+    if words[:3] == ["python", "setup.py", "test"]:
+        return []
+    script = coverage[:1] if coverage is not None else words[1:2] if words[0] == "python" else []
+    if script and TEST_SCRIPT.search(script[0]):
+        return script  # a test module run as a script (under coverage too): its unittest.main()
+    return None
+
+
+TEST_SCRIPT = re.compile(r"(^|/)(test_\w*|tests?|\w*_tests?)\.py$")
+
+
+def as_unittest(root: Path, words: list[str]) -> list[str]:
+    """The runners built on unittest as the unittest discovery they do: ``stestr run``
+    (OpenStack's, common with pbr) of ``.stestr.conf``'s ``test_path``, and nose2 (under
+    coverage too) of its ``-s`` folder. Any other command comes back as it was."""
+    if words[:2] == ["stestr", "run"] or words[:4] == ["python", "-m", "stestr", "run"]:
+        conf = ini_section(root / ".stestr.conf", "DEFAULT")
+        start = str(conf.get("test_path", ".")).strip().removeprefix("./") or "."
+        return ["python", "-m", "unittest", "discover", "-s", start]
+    nose2 = nose2_args(words)
+    if nose2 is None:
+        return words
+    start = "."
+    for i, word in enumerate(nose2):
+        if word in ("-s", "--start-dir") and i + 1 < len(nose2):
+            start = nose2[i + 1].strip().removeprefix("./") or "."
+    return ["python", "-m", "unittest", "discover", "-s", start]
+
+
+def nose2_args(words: list[str]) -> list[str] | None:
+    """The arguments of a nose2 run (``nose2``, ``python -m nose2``, under coverage)."""
+    words = _after_coverage_run(words) or words
+    if words[:1] == ["nose2"] or (words[:1] == ["python"] and words[1:3] == ["-m", "nose2"]):
+        return words[1:] if words[0] == "nose2" else words[3:]
+    if words[:2] == ["-m", "nose2"]:
+        return words[2:]
+    return None
+
+
+def outside_packages(root: Path, unittest: list[str]) -> list[str]:
+    """The folders below a discovery's start that are no package: unittest-style discovery
+    never looks in them, and nose2's own tests keep whole sample projects there."""
+    start = unittest[unittest.index("-s") + 1] if "-s" in unittest else "."
+    base = (root / start).resolve()
+    if not base.is_dir() or not base.is_relative_to(root.resolve()):
+        return []
+    skipped = []
+    for folder, dirs, _ in os.walk(base):
+        for name in list(dirs):
+            path = Path(folder, name)
+            if name.startswith(".") or not (path / "__init__.py").is_file():
+                dirs.remove(name)
+                if not name.startswith("."):
+                    skipped.append(path.relative_to(root.resolve()).as_posix())
+    return sorted(skipped)
+
+
+def _after_coverage_run(words: list[str]) -> list[str] | None:
+    if Path(words[0]).name == "coverage" and words[1:2] == ["run"]:
+        rest = words[2:]
+    elif words[:4] == ["python", "-m", "coverage", "run"]:
+        rest = words[4:]
+    else:
+        return None
+    while rest and rest[0].startswith("-") and rest[0] != "-m":
+        takes = rest[0] in ("--source", "--rcfile", "--omit", "--include", "--concurrency")
+        rest = rest[2:] if takes else rest[1:]
+    return rest
+
+
+def kept_pytest_args(root: Path, args: list[str]) -> tuple[list[str], list[str]]:
+    """Paths that exist in the tree and the options that choose tests; the rest is reporting."""
+    kept: list[str] = []
+    paths: list[str] = []
+    pyargs = "--pyargs" in args
+    i = 0
+    while i < len(args):
+        word = args[i]
+        name, has_value, value = word.partition("=")
+        if word.startswith("{") or "${{" in word or "$" in word:
+            i += 1
+        elif name in KEPT_OPTIONS:
+            if KEPT_OPTIONS[name] and not has_value:
+                kept += args[i : i + 2]
+                i += 2
+            else:
+                kept.append(word)
+                i += 1
+        elif word.startswith("-"):
+            short_joined = (
+                len(word) > 2
+                and not word.startswith("--")
+                and word[:2] in ("-n", "-W", "-p", "-r", "-o")
+            )
+            # ``--cov`` takes a value only sometimes: an option never eats the next option
+            takes = name in SKIPPED_WITH_VALUE and not has_value and not short_joined
+            following = args[i + 1] if i + 1 < len(args) else ""
+            i += 2 if takes and not following.startswith("-") else 1
+        elif is_test_path(root, word) or (pyargs and re.match(r"^[\w.]+$", word)):
+            paths.append(word)
+            i += 1
+        else:
+            i += 1
+    return kept, paths
+
+
+def is_test_path(root: Path, word: str) -> bool:
+    path = word.split("::", 1)[0].rstrip("/")
+    if not path or path.startswith(("/", "..")):
+        return False
+    try:
+        return (root / path).exists() and (root / path).resolve().is_relative_to(root.resolve())
+    except OSError:
+        return False
+
+
+def unittest_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[str]]:
+    """``python -m unittest [discover] -s DIR -p PATTERN`` as pytest options and paths.
+
+    pytest runs unittest TestCases itself; unittest's default file pattern is
+    ``test*.py``, wider than pytest's ``test_*.py``, so it is passed on.
+    """
+    start, pattern, names = None, "test*.py", []
+    i = 0
+    if args[:1] == ["discover"]:
+        i = 1
+    while i < len(args):
+        word = args[i]
+        if word in ("-s", "--start-directory", "-p", "--pattern", "-t", "--top-level-directory"):
+            value = args[i + 1] if i + 1 < len(args) else ""
+            if word in ("-s", "--start-directory"):
+                start = value
+            elif word in ("-p", "--pattern"):
+                pattern = value
+            i += 2
+        elif word.startswith("-"):
+            i += 1
+        else:
+            names.append(word)
+            i += 1
+    paths = [_module_path(root, n) for n in names]
+    if args[:1] == ["discover"] and names and start is None:  # discover START [PATTERN]
+        start, pattern = names[0], names[1] if len(names) > 1 else pattern
+        paths = []
+    found = [start] if start and is_test_path(root, start) else []
+    found += [p for p in paths if p]
+    # unittest runs TestCase classes only: pytest-style classes and functions
+    # (a helper class named Test*, a module-level test_x) are not part of the suite;
+    # and it leaves ``assert`` as Python compiles it, where pytest would rewrite every
+    # module named like a test, sample modules a test imports and checks output of too
+    options = ["-o", f"python_files={pattern}", "-o", "python_classes=", "-o", "python_functions="]
+    options.append("--assert=plain")
+    return options, found
+
+
+def _module_path(root: Path, name: str) -> str | None:
+    """``tests.test_x`` or ``tests/test_x.py`` as a path in the tree, if it is one."""
+    for candidate in (name, name.replace(".", "/") + ".py", name.replace(".", "/")):
+        if is_test_path(root, candidate):
+            return candidate
+    return None
