@@ -33,18 +33,21 @@ def imported(tree: ast.Module, module: str, is_package: bool) -> set[str]:
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = here[: len(here) - node.level + 1] if node.level else []
-            names.add(".".join([*base, *([node.module] if node.module else [])]))
+            source = ".".join([*base, *([node.module] if node.module else [])])
+            # ``from corrupt.x import y`` may name a module y: both count
+            names.update([source, *(f"{source}.{alias.name}" for alias in node.names)])
     return {name for name in names if name.split(".")[0] == "corrupt"}
 
 
-def stage_of(module: str) -> str | None:
+def stage_of(module: str, stages: set[str]) -> str | None:
     parts = module.split(".")
-    return parts[1] if len(parts) > 2 else None
+    return parts[1] if len(parts) > 1 and parts[1] in stages else None
 
 
 def breaches(package: Path) -> list[str]:
     found: list[str] = []
     stages: nx.DiGraph[str] = nx.DiGraph()
+    folders = {path.parent.name for path in package.glob("*/__init__.py")}
     for path in sorted(package.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         where = path.relative_to(package.parent)
@@ -61,9 +64,9 @@ def breaches(package: Path) -> list[str]:
                         f" (at most {MAX_FUNCTION_LINES})"
                     )
         module = module_name(path, package)
-        source = stage_of(module)
+        source = stage_of(module, folders)
         for target in imported(tree, module, path.name == "__init__.py"):
-            sink = stage_of(target)
+            sink = stage_of(target, folders)
             if source and sink and sink != source:
                 stages.add_edge(source, sink, example=f"{module} imports {target}")
     for cycle in nx.simple_cycles(stages):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,3 +50,36 @@ def test_architecture_names_every_module() -> None:
     }
     assert sorted(modules - named) == [], "modules ARCHITECTURE.md does not name"
     assert sorted(named - modules) == [], "ARCHITECTURE.md names modules that are gone"
+
+
+def _layout_check() -> Any:
+    spec = importlib.util.spec_from_file_location("check_layout", ROOT / "scripts/check_layout.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_package_keeps_its_shape() -> None:
+    """No stage imports a stage above it, no module over 800 lines, no function over 100."""
+    assert _layout_check().breaches(ROOT / "corrupt") == []
+
+
+def test_the_shape_check_finds_a_cycle_a_long_module_and_a_long_function(tmp_path: Path) -> None:
+    package = tmp_path / "corrupt"
+    for stage in ("low", "high"):
+        (package / stage).mkdir(parents=True)
+        (package / stage / "__init__.py").write_text("")
+    (package / "high" / "run.py").write_text("from corrupt.low.parts import part\n")
+    # a lazy import from below closes the circle: it counts
+    body = "".join(f"    x{i} = {i}\n" for i in range(101))
+    (package / "low" / "parts.py").write_text(
+        f"def part():\n    from ..high import run\n{body}" + "\n" * 700
+    )
+    found = _layout_check().breaches(package)
+    assert any(line.startswith("corrupt/low/parts.py: ") and "lines" in line for line in found)
+    assert any("function part is 103 lines" in line for line in found)
+    assert any(
+        "stage import cycle" in line and "corrupt.low.parts imports corrupt.high" in line
+        for line in found
+    )
