@@ -10,7 +10,7 @@ import libcst as cst
 import pytest
 
 from corrupt.corruptors.deletion import hollow_body
-from corrupt.corruptors.operators import CATALOGUE, generate_mutants
+from corrupt.corruptors.operators import CATALOGUE, Operator, generate_mutants
 from corrupt.errors import InputError
 from corrupt.source.edits import apply_edit_script, edit_script, split_lines
 from corrupt.source.functions import defs_in_order
@@ -359,3 +359,10 @@ def test_keywords_next_to_parentheses_stay_valid() -> None:
     corrupted = "".join(_mutants(source, "negate_condition") + _mutants(source, "is_vs_equality"))
     assert "while(not a):" in corrupted and "if(a!=b):" in corrupted
     assert "if(a is b):" in corrupted and "return a is b or(a in(xs))" in corrupted
+
+
+def test_every_operator_class_is_in_the_catalogue_under_its_own_name() -> None:
+    """Operators are found, not registered: each class in the package is one catalogue entry."""
+    classes = Operator.__subclasses__()
+    assert sorted(cls.name for cls in classes) == sorted(CATALOGUE)
+    assert {type(op) for op in CATALOGUE.values()} == set(classes)

@@ -8,88 +8,25 @@ deduplicated single-site mutants in a seed-determined order.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Iterable
 
-from corrupt.corruptors.operators.assignment import (
-    ChangeDefault,
-    LateBindingClosure,
-    MutableDefault,
-    ShadowedName,
-    WrongVariable,
-)
 from corrupt.corruptors.operators.base import FunctionContext, Operator, Site
-from corrupt.corruptors.operators.calls import (
-    DropKeywordArgument,
-    FlipKeywordArgument,
-    SwapCallArguments,
-    WrongBuiltin,
-    WrongMethod,
-)
-from corrupt.corruptors.operators.checking import (
-    AddSpuriousGuard,
-    DropConditionClause,
-    DropGuard,
-    FlipComparison,
-    InNotIn,
-    InvertIfElse,
-    IsVsEquality,
-    NegateCondition,
-    NoneVsFalsy,
-    ShiftBoundary,
-    SwapAndOr,
-    WrongException,
-)
-from corrupt.corruptors.operators.statements import (
-    DropBreakContinue,
-    DropStatement,
-    DuplicateStatement,
-    ReturnInsideLoop,
-)
-from corrupt.corruptors.operators.values import (
-    FlipBoolean,
-    IndexOffByOne,
-    LoopRangeOffByOne,
-    NudgeConstant,
-    SwapArithmetic,
-    SwapOperands,
-)
 from corrupt.errors import InputError
 
-_CLASSES: list[type[Operator]] = [
-    FlipComparison,
-    ShiftBoundary,
-    NegateCondition,
-    DropConditionClause,
-    SwapAndOr,
-    IsVsEquality,
-    InNotIn,
-    NoneVsFalsy,
-    DropGuard,
-    InvertIfElse,
-    AddSpuriousGuard,
-    WrongException,
-    NudgeConstant,
-    FlipBoolean,
-    LoopRangeOffByOne,
-    IndexOffByOne,
-    SwapArithmetic,
-    SwapOperands,
-    WrongMethod,
-    WrongBuiltin,
-    SwapCallArguments,
-    FlipKeywordArgument,
-    DropKeywordArgument,
-    DropStatement,
-    DropBreakContinue,
-    DuplicateStatement,
-    ReturnInsideLoop,
-    WrongVariable,
-    ChangeDefault,
-    MutableDefault,
-    LateBindingClosure,
-    ShadowedName,
-]
-CATALOGUE: dict[str, Operator] = {cls.name: cls() for cls in sorted(_CLASSES, key=lambda c: c.name)}
+
+def _discovered() -> list[type[Operator]]:
+    """Every :class:`Operator` subclass defined in this package's modules: a new operator
+    is one class in a module here, with nothing to register."""
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+    return Operator.__subclasses__()
+
+
+CATALOGUE: dict[str, Operator] = {
+    cls.name: cls() for cls in sorted(_discovered(), key=lambda c: c.name)
+}
 
 
 def select(names: Iterable[str] | None = None) -> list[Operator]:
