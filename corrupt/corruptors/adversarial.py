@@ -173,14 +173,40 @@ def adversarial_search(
     if not survivors:
         return reject(*_no_survivor_reason(outcome, min_failing))
 
-    # A budget-truncated count is a lower bound on the failing share, which
-    # dominates the score, so a truncated survivor mostly ranks worse once
-    # measured: carry the top's run on until it is exact (lazy evaluation).
+    _measure_top(
+        survivors, screener, file, baseline_passing, distance_to, rank_runs, covering=len(tests)
+    )
+    if not survivors:
+        detail = "no surviving mutant: the survivors' other tests timed out or did not run"
+        return reject(RejectionKind.NO_SURVIVOR, detail)
+    _rank(survivors, distance_to)
+    best = survivors[0]
+    outcome.corruption = _corruption(best, source, file, qualname, survivors, seed, distance_to)
+    return outcome
+
+
+def _measure_top(
+    survivors: list[_Survivor],
+    screener: Screener,
+    file: str,
+    baseline_passing: set[str],
+    distance_to: DistanceTo | None,
+    rank_runs: int,
+    *,
+    covering: int,
+) -> None:
+    """Carry the top survivor's run on until its count is exact, at most ``rank_runs``
+    times, dropping a survivor whose other tests hang or cannot run (``survivors``
+    may end up empty).
+
+    A budget-truncated count is a lower bound on the failing share, which
+    dominates the score, so a truncated survivor mostly ranks worse once
+    measured: only the top's run is carried on (lazy evaluation)."""
     for _ in range(rank_runs):
         _rank(survivors, distance_to)
         top = survivors[0]
         if top.result.exact:
-            break
+            return
         again = resume(
             screener,
             {file: top.mutant.corrupted},
@@ -188,19 +214,14 @@ def adversarial_search(
             top.result,
             baseline_passing,
             _losing_failures(top, survivors, distance_to),
-            covering=len(tests),
+            covering=covering,
         )
         if again.error or again.timed_out:
             survivors.pop(0)  # its other tests hang or cannot run: not a reliable task
             if not survivors:
-                detail = "no surviving mutant: the survivors' other tests timed out or did not run"
-                return reject(RejectionKind.NO_SURVIVOR, detail)
+                return
         else:
             top.result = again
-    _rank(survivors, distance_to)
-    best = survivors[0]
-    outcome.corruption = _corruption(best, source, file, qualname, survivors, seed, distance_to)
-    return outcome
 
 
 def _losing_failures(

@@ -31,7 +31,7 @@ from corrupt.graph.discover import DEFAULT_EXCLUDES, SourceFile, discover
 from corrupt.graph.models import CodeGraph, SkippedFile
 
 if TYPE_CHECKING:
-    from corrupt.graph.extract import ModuleFacts
+    from corrupt.graph.facts import ModuleFacts
 
 PARALLEL_MIN_LINES = 8_000
 
@@ -222,7 +222,7 @@ def build_code_graph(
     cached = cache.get(f"g{graph_key}")
     if isinstance(cached, CodeGraph):
         return cached
-    from corrupt.graph.extract import ModuleFacts
+    from corrupt.graph.facts import ModuleFacts
     from corrupt.graph.metrics import function_metrics
     from corrupt.graph.resolve import resolve_calls
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from corrupt.graph.extract import ELEMS, STARRED, YIELD, Expr
+from corrupt.graph.facts import ELEMS, STARRED, YIELD, Expr
 
 if TYPE_CHECKING:
     from corrupt.graph.resolve import Resolver

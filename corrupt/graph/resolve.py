@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from corrupt.graph import builtin_calls
-from corrupt.graph.extract import (
+from corrupt.graph.facts import (
     ELEMS,
     GROWN,
     ITEM,

@@ -139,7 +139,8 @@ def test_graph_command_imports_no_other_stage(tmp_path, run):
     assert not {m for m in modules if m.split(".")[0] in HEAVY}
     assert not {m for m in modules if m.startswith(HEAVY_OURS)}
     if run == "warm":  # a cached graph needs neither the extractor, the resolver nor the metrics
-        assert not {"corrupt.graph.extract", "corrupt.graph.resolve", "rustworkx"} & modules
+        extraction = {f"corrupt.graph.{m}" for m in ("extract", "expressions", "scopes", "facts")}
+        assert not (extraction | {"corrupt.graph.resolve", "rustworkx"}) & modules
 
 
 def test_json_to_stdout_alone_and_centrality_by_any_of_its_names(tmp_path):
