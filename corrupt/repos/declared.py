@@ -1,6 +1,6 @@
 """Test dependencies declared in tools' own tables: Poetry's and PDM's.
 
-PEP 621 extras and PEP 735 groups are read by :mod:`environment`; Poetry
+PEP 621 extras and PEP 735 groups are read by :mod:`installplan`; Poetry
 (``[tool.poetry.dev-dependencies]``, ``[tool.poetry.group.<name>.dependencies]``)
 and PDM (``[tool.pdm.dev-dependencies]``) keep theirs in tables of their own,
 which no build backend turns into metadata, so a suite that needs them dies at
