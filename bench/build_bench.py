@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from corrupt.corruptors.models import RejectionKind
-from corrupt.pipeline.build import Build, BuildOptions
+from corrupt.pipeline.build import Build
+from corrupt.pipeline.options import BuildOptions
 from corrupt.tasks.store import Store
 
 

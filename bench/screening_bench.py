@@ -53,7 +53,8 @@ from intake_corpus import read_corpus, spec_for  # noqa: E402
 from corrupt.corruptors.adversarial import AdversarialCorruptor  # noqa: E402
 from corrupt.corruptors.models import CorruptionRequest, TargetSource  # noqa: E402
 from corrupt.graph.distance import distances_to  # noqa: E402
-from corrupt.pipeline.build import Build, BuildOptions, frozen_heap  # noqa: E402
+from corrupt.pipeline.build import Build, frozen_heap  # noqa: E402
+from corrupt.pipeline.options import BuildOptions  # noqa: E402
 from corrupt.prepare import Prepared, prepare  # noqa: E402
 from corrupt.repos.coverage import LineTests  # noqa: E402
 from corrupt.repos.models import TestReport  # noqa: E402

@@ -34,7 +34,8 @@ from corrupt.corruptors.anomalies import new_anomalies, tell_operators
 from corrupt.corruptors.models import RejectionKind
 from corrupt.corruptors.operators import generate_mutants
 from corrupt.corruptors.validate import new_anomalies_in
-from corrupt.pipeline.build import Build, BuildOptions
+from corrupt.pipeline.build import Build
+from corrupt.pipeline.options import BuildOptions
 from corrupt.source.functions import functions_in
 from corrupt.tasks.store import STORE_NAME
 

@@ -1,43 +1,37 @@
 """The ``corrupt`` command: a thin typer layer over the pipeline stages.
 
-Each command parses options, calls one stage function and renders its result.
-Every :class:`~corrupt.errors.CorruptError` becomes a one-line message on
-stderr and the error's exit code; no traceback reaches the user.
+Each command parses options, calls one stage function and renders its result
+(``build.py`` holds the two that take a build's options). Every
+:class:`~corrupt.errors.CorruptError` becomes a one-line message on stderr and
+the error's exit code (``consoles.friendly``); no traceback reaches the user.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
-import os
 import shlex
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 import typer.core
 from rich.console import Console
 from rich.markup import escape
 
-from corrupt.corruptors.models import CorruptionKind, CorruptorName, DeletionStyle
-from corrupt.errors import CorruptError
+from corrupt.cli.build import build, build_many
+from corrupt.cli.consoles import UNSAFE_WARNING, console, err_console, friendly
+from corrupt.corruptors.models import CorruptionKind
 from corrupt.outputs.formats import ExportFormat
+from corrupt.pipeline.options import MAX_HOPS_HELP, MIN_HOPS_HELP, REPO_HELP
 from corrupt.sandboxes.registry import SandboxName
-from corrupt.selection.models import ComplexityMetric, SliceName
-from corrupt.tasks.modes import ScreeningMode, TaskMode, VerifyMode
+from corrupt.selection.models import SliceName
+from corrupt.tasks.modes import TaskMode
 
 if TYPE_CHECKING:
     from corrupt.repos.models import Checkout
     from corrupt.tasks.models import Task
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-ModeChoice = Literal["all", "remove", "discovery", "multi"]  # TaskMode, or all of them
-ExecutorChoice = Literal["local", "ray"]  # corrupt.pipeline.many.ExecutorName
 
 
 class _Group(typer.core.TyperGroup):
@@ -71,10 +65,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-# No emoji codes: the output never uses them, so ``:name:`` in a path or a name stays as
-# written, and rich's table of emoji (a large module) is never loaded.
-console = Console(emoji=False)
-err_console = Console(stderr=True, emoji=False)
 # What the README, the report and the task records call centrality is the graph's harmonic
 CENTRALITY_NAMES = {"centrality": "harmonic", "reach": "harmonic"}
 
@@ -110,282 +100,16 @@ STAGE_LABELS = {
     "baseline": "running the suite (twice, then under coverage)",
     "coverage": "mapping tests to functions",
 }
-MIN_HOPS_HELP = (
-    "discovery and multi tasks whose failures surface at least this many calls from their cause"
-)
-MAX_HOPS_HELP = (
-    "discovery and multi tasks whose failures surface at most this many calls from their "
-    "cause (0: in the corrupted function itself)"
-)
-UNSAFE_WARNING = (
-    "[bold yellow]warning:[/] --no-isolation: the repository's code runs unconfined, "
-    "with your access to files, network and processes"
-)
 
 
-def friendly(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Turn CorruptError (and Ctrl-C) into a one-line message and an exit code."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:
-            return fn(*args, **kwargs)
-        except CorruptError as exc:
-            cause = f"[{exc.cause}] " if exc.cause else ""
-            err_console.print(
-                f"[bold red]error:[/] {escape(cause + exc.message)}",
-                highlight=False,
-                soft_wrap=True,
-            )
-            raise typer.Exit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            err_console.print("interrupted; rerun the same command to resume")
-            raise typer.Exit(130) from None
-        except Exception as exc:
-            if os.environ.get("CORRUPT_DEBUG"):
-                raise
-            err_console.print(
-                f"[bold red]internal error:[/] {escape(type(exc).__name__)}: {escape(str(exc))} "
-                "(set CORRUPT_DEBUG=1 for the traceback)",
-                highlight=False,
-                soft_wrap=True,
-            )
-            raise typer.Exit(70) from None
-
-    return wrapper
-
-
-@app.command()
-@friendly
-def build(
-    repo: str = typer.Argument(
-        ..., help="github:owner/name[@rev], a git URL[@rev] or a local path"
-    ),
-    mode: ModeChoice = typer.Option("all", help="which tasks to build"),
-    n: int = typer.Option(5, "--n", help="tasks to build per mode"),
-    slice_: SliceName | None = typer.Option(None, "--slice", help="difficulty band"),
-    centrality_pct: str | None = typer.Option(
-        None, help="percentile band LO[:HI] of harmonic centrality"
-    ),
-    complexity_pct: str | None = typer.Option(None, help="percentile band LO[:HI] of complexity"),
-    complexity_metric: ComplexityMetric = typer.Option(
-        ComplexityMetric.CODE_LINES, help="complexity axis"
-    ),
-    functions: int = typer.Option(2, help="functions per multi-function task"),
-    max_distance: int = typer.Option(
-        4, help="max call-graph distance between a multi task's functions"
-    ),
-    seed: int = typer.Option(0, help="seed for selection and mutant order"),
-    out: Path | None = typer.Option(
-        None, metavar="BUILD", help="build folder to write (default out/<repo>)"
-    ),
-    jobs: int = typer.Option(
-        1, help="candidates screened in parallel, each in its own working copy"
-    ),
-    corruptor: CorruptorName = typer.Option(
-        CorruptorName.PROCEDURAL, help="who writes discovery bugs"
-    ),
-    sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where repository code runs"),
-    base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
-    no_isolation: bool = typer.Option(
-        False, "--no-isolation", help="UNSAFE: run repository code without the local sandbox's box"
-    ),
-    min_failing: int = typer.Option(5, help="previously passing tests that must fail"),
-    min_lines: int = typer.Option(5, help="minimum code lines of a target function"),
-    min_covering: int = typer.Option(5, help="minimum tests covering a target function"),
-    time_limit: float = typer.Option(60.0, help="seconds the baseline suite may take"),
-    python: str | None = typer.Option(
-        None,
-        "--python",
-        help="build the environment on this installed Python (3.13 or 3.13.0; local sandbox)",
-    ),
-    screening: ScreeningMode = typer.Option(
-        ScreeningMode.WARM,
-        help="warm: fork a server that imported the suite once; fresh: a new interpreter per "
-        "candidate; suite: the whole suite per candidate (slow)",
-    ),
-    verify: VerifyMode = typer.Option(
-        VerifyMode.FAST,
-        help="fast: the corrupted suite once, then the tests the corruption reaches again; "
-        "full: the corrupted suite twice and the repaired suite once (slow)",
-    ),
-    deletion_style: DeletionStyle = typer.Option(
-        DeletionStyle.RAISE, help="raise (NotImplementedError) or pass"
-    ),
-    min_stars: int = typer.Option(0, help="refuse github: repos with fewer stars"),
-    api_url: str | None = typer.Option(None, help="GitHub API URL (GitHub Enterprise, tests)"),
-    llm_base_url: str | None = typer.Option(
-        None, help="OpenAI-compatible endpoint for --corruptor llm"
-    ),
-    llm_model: str | None = typer.Option(None, help="model name for --corruptor llm"),
-    executor: ExecutorChoice = typer.Option(
-        "local", help="screen candidates here or in Ray actors, --jobs of them"
-    ),
-    ray_address: str | None = typer.Option(
-        None, help="Ray cluster to join (default: $RAY_ADDRESS, else a new local one)"
-    ),
-    apr_budget: int = typer.Option(
-        0, help="also run the APR baseline on the tasks, this many patches each (0: off)"
-    ),
-    min_hops: int | None = typer.Option(None, help=MIN_HOPS_HELP),
-    max_hops: int | None = typer.Option(None, help=MAX_HOPS_HELP),
-) -> None:
-    """Build verified, difficulty-tuned tasks from a repository."""
-    from corrupt.cli.progress import RichProgress, screening_line, stage_table, summary_table
-    from corrupt.pipeline.build import Build, BuildOptions
-
-    if no_isolation and sandbox == SandboxName.LOCAL:  # with docker it is refused, not warned about
-        err_console.print(UNSAFE_WARNING)
-    if out is None:
-        out = Path("out") / Path(repo.split("@")[0].rstrip("/")).name
-    options = BuildOptions(
-        repo=repo,
-        out=out,
-        mode=mode,
-        n=n,
-        slice=slice_,
-        centrality_pct=centrality_pct,
-        complexity_pct=complexity_pct,
-        complexity_metric=complexity_metric,
-        functions=functions,
-        max_distance=max_distance,
-        seed=seed,
-        jobs=jobs,
-        corruptor=corruptor,
-        sandbox=sandbox,
-        base_image=base_image,
-        isolation=not no_isolation,
-        min_failing=min_failing,
-        min_lines=min_lines,
-        min_covering=min_covering,
-        time_limit=time_limit,
-        python=python,
-        screening=screening,
-        verify=verify,
-        deletion_style=deletion_style,
-        min_stars=min_stars,
-        api_url=api_url,
-        llm_base_url=llm_base_url,
-        llm_model=llm_model,
-        executor=executor,
-        ray_address=ray_address,
-        apr_budget=apr_budget,
-        min_hops=min_hops,
-        max_hops=max_hops,
-    )
-    with RichProgress(console) as progress:
-        summary = Build(options, progress).run()
-    console.print(summary_table(summary))
-    console.print(stage_table(summary))
-    console.print(
-        f"{summary.tasks} verified tasks in {summary.out} ({summary.jsonl}); "
-        f"{summary.eligible} of {summary.functions} functions eligible, {summary.in_slice} in the slice; "
-        f"{summary.test_runs} test runs ({summary.suite_runs} of the whole suite)"
-    )
-    console.print(screening_line(summary.screening), highlight=False)
-    short = [m for m, s in summary.modes.items() if s.tasks < s.requested]
-    if short:
-        err_console.print(
-            f"note: fewer tasks than requested for {', '.join(short)}: the slice has no more candidates "
-            "that verify; widen the slice or lower --min-failing"
-        )
-
-
-OWN_OPTIONS = ("repo", "out", "executor", "ray_address")  # build's that build-many defines itself
-
-
-def _with_build_options(command: Callable[..., None]) -> Callable[..., None]:
-    """Give ``command`` every option of ``build`` but REPO, --out and the executor (the
-    command's own distributes repositories), as build defines them.
-
-    The command takes them as ``**build_options``; each is declared once, so
-    an option added to build reaches build-many with no second edit.
-    """
-    own = inspect.signature(command, eval_str=True).parameters.values()
-    shared = inspect.signature(build, eval_str=True).parameters
-    command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [p for p in own if p.kind != p.VAR_KEYWORD]
-        + [p for name, p in shared.items() if name not in OWN_OPTIONS]
-    )
-    return command
-
-
-def build_fields(build_options: dict[str, Any]) -> dict[str, Any]:
-    """build's option values as BuildOptions fields (two of them are named otherwise there)."""
-    fields = dict(build_options)
-    fields["slice"] = fields.pop("slice_")
-    fields["isolation"] = not fields.pop("no_isolation")
-    return fields
-
-
-@app.command(name="build-many")
-@friendly
-@_with_build_options
-def build_many(
-    list_: str = typer.Argument(
-        ...,
-        metavar="LIST",
-        help="file of repository specs (one a line) or of `corrupt search --json` lines; - for stdin",
-    ),
-    root: Path = typer.Option(
-        Path("out"),
-        help="folder holding a build per repository (BUILD = ROOT/<repo>) and the run's ledger",
-    ),
-    retry_failed: bool = typer.Option(
-        False, help="build again the repositories that failed for a reason of their own"
-    ),
-    executor: ExecutorChoice = typer.Option(
-        "local", help="run the builds here, one after another, or as Ray tasks"
-    ),
-    ray_address: str | None = typer.Option(
-        None, help="Ray cluster to join (default: $RAY_ADDRESS, else a new local one)"
-    ),
-    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON lines"),
-    **build_options: Any,
-) -> None:
-    """Build tasks from every repository of a list, a build folder each; rerun to resume."""
-    import json
-    import sys
-
-    from corrupt.cli.many import ManyView, many_table, overall_line
-    from corrupt.errors import InputError
-    from corrupt.pipeline.many import make_executor, parse_list, run_many
-
-    try:
-        text = sys.stdin.read() if list_ == "-" else Path(list_).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read the list {list_}: {exc.strerror}") from None
-    specs = parse_list(text)
-    options = build_fields(build_options)
-    if not options["isolation"] and options["sandbox"] == SandboxName.LOCAL:
-        err_console.print(UNSAFE_WARNING)
-    runner = make_executor(executor, ray_address, options["jobs"])
-    with ManyView(err_console if as_json else console) as view:
-        result = run_many(specs, root, options, runner, view, retry_failed=retry_failed)
-    if as_json:
-        for r in result.records:
-            row = {k: v for k, v in r.as_json().items() if k != "options"}
-            typer.echo(json.dumps({**row, "skipped": r.spec in result.skipped}))
-    else:
-        # Six columns: a log or a pipe gets them all rather than rich's default 80 characters.
-        wide = (
-            console if console.is_terminal else Console(width=max(console.width, 140), emoji=False)
-        )
-        wide.print(many_table(result))
-        console.print(overall_line(result), highlight=False)
-    if result.failed:
-        raise CorruptError(
-            f"{len(result.failed)} of {len(result.records)} repositories failed: "
-            + ", ".join(f"{r.folder} ({r.cause})" for r in result.failed)
-        )
+app.command()(build)
+app.command(name="build-many")(build_many)
 
 
 @app.command()
 @friendly
 def baseline(
-    repo: str = typer.Argument(
-        ..., help="github:owner/name[@rev], a git URL[@rev] or a local path"
-    ),
+    repo: str = typer.Argument(..., help=REPO_HELP),
     time_limit: float = typer.Option(60.0, help="seconds the suite may take"),
     sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where repository code runs"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),

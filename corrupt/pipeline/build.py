@@ -16,14 +16,13 @@ import dataclasses
 import gc
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from queue import Queue
-from typing import Any, TypeVar
+from typing import Any
 
 from corrupt.corruptors.models import (
     Corruption,
@@ -37,10 +36,11 @@ from corrupt.corruptors.models import (
     Screener,
     TargetSource,
 )
-from corrupt.errors import InputError, LLMError, SelectionError
+from corrupt.errors import LLMError, SelectionError
 from corrupt.graph.distance import distances_to
 from corrupt.graph.models import CodeGraph, Symbol
 from corrupt.pipeline.engine import engine_identity
+from corrupt.pipeline.options import BuildOptions
 from corrupt.prepare import Prepared, prepare
 from corrupt.repos.coverage import LineTests
 from corrupt.repos.models import Checkout, TraceTarget
@@ -50,7 +50,7 @@ from corrupt.sandboxes.registry import SandboxName
 from corrupt.screening.screen import RunBudget, TreeScreener, WarmPolicy, WarmRecord
 from corrupt.screening.screen_ray import RemoteScreener, WorkerSpec, start_remote_screeners
 from corrupt.screening.warm_checks import kept_checks
-from corrupt.selection.models import ComplexityMetric, Group, SliceSpec, Target
+from corrupt.selection.models import Group, Target
 from corrupt.source.edits import EditScriptError
 from corrupt.source.functions import TargetNotFound
 from corrupt.tasks.assemble import build_task
@@ -63,19 +63,6 @@ from corrupt.tasks.store import STORE_NAME, CandidateRow, CandidateStatus, Store
 from corrupt.tasks.verify import make_repair, static_problems, verify_dynamic
 
 Worker = TreeScreener | RemoteScreener  # a build's screener, here or in a Ray actor
-ALL_MODES = "all"
-
-
-Choice = TypeVar("Choice", bound=StrEnum)
-
-
-def _choice(value: str, enum: type[Choice], option: str) -> Choice:
-    """``value`` as a member of ``enum``, or a one-line error naming the choices."""
-    try:
-        return enum(value)
-    except ValueError:
-        choices = ", ".join(member.value for member in enum)
-        raise InputError(f"unknown {option} {value!r}; choose one of: {choices}") from None
 
 
 @contextmanager
@@ -93,82 +80,6 @@ def frozen_heap() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
-
-
-@dataclass
-class BuildOptions:
-    repo: str
-    out: Path
-    mode: str = ALL_MODES  # a TaskMode, or "all"
-    n: int = 5  # tasks per mode
-    slice: str | None = None
-    centrality_pct: str | None = None
-    complexity_pct: str | None = None
-    complexity_metric: str = ComplexityMetric.CODE_LINES
-    functions: int = 2
-    max_distance: int = 4
-    seed: int = 0
-    jobs: int = 1
-    corruptor: str = CorruptorName.PROCEDURAL
-    sandbox: str = SandboxName.LOCAL
-    base_image: str | None = None
-    isolation: bool = True  # False: --no-isolation, repository code runs unconfined (unsafe)
-    min_failing: int = 5
-    min_lines: int = 5
-    min_covering: int = 5
-    time_limit: float = 60.0
-    python: str | None = None  # the installed Python to build the environment on (None: chosen)
-    screening: str = ScreeningMode.WARM
-    verify: str = VerifyMode.FAST
-    executor: str = "local"  # "ray": candidate screens run in Ray actors
-    ray_address: str | None = None  # a Ray cluster (else RAY_ADDRESS, else one started here)
-    deletion_style: str = DeletionStyle.RAISE
-    min_stars: int = 0
-    api_url: str | None = None
-    llm_base_url: str | None = None
-    llm_model: str | None = None
-    llm_attempts: int = 5
-    apr_budget: int = 0  # > 0: run the APR baseline on the written tasks with this budget
-    min_hops: int | None = None  # discovery and multi tasks: the traced hop band (HopBand)
-    max_hops: int | None = None
-
-    def checked(self) -> BuildOptions:
-        """These options with every choice turned into its enum; a one-line error for a bad one."""
-        if self.n < 1:
-            raise InputError("--n must be at least 1")
-        if self.jobs < 1:
-            raise InputError("--jobs must be at least 1")
-        if self.apr_budget < 0:
-            raise InputError("--apr-budget must be 0 (off) or more")
-        self.hop_band.checked()
-        if self.hop_band.limited and self.mode == TaskMode.REMOVE:
-            raise InputError(
-                "--min-hops/--max-hops need discovery or multi tasks: remove tasks are not traced"
-            )
-        if self.functions < 2:
-            raise InputError("--functions must be at least 2 for multi-function tasks")
-        if self.mode != ALL_MODES:
-            _choice(self.mode, TaskMode, "mode")
-        self.complexity_metric = _choice(
-            self.complexity_metric, ComplexityMetric, "complexity metric"
-        )
-        self.corruptor = _choice(self.corruptor, CorruptorName, "corruptor")
-        self.sandbox = _choice(self.sandbox, SandboxName, "sandbox")
-        self.deletion_style = _choice(self.deletion_style, DeletionStyle, "deletion style")
-        self.screening = _choice(self.screening, ScreeningMode, "screening")
-        self.verify = _choice(self.verify, VerifyMode, "verify")
-        if self.executor not in ("local", "ray"):
-            raise InputError(f"unknown executor {self.executor!r}: choose local or ray")
-        if self.ray_address and self.executor != "ray":
-            raise InputError("--ray-address needs --executor ray")
-        return self
-
-    @property
-    def hop_band(self) -> HopBand:
-        return HopBand(self.min_hops, self.max_hops)
-
-    def modes(self) -> list[TaskMode]:
-        return list(TaskMode) if self.mode == ALL_MODES else [_choice(self.mode, TaskMode, "mode")]
 
 
 @dataclass
@@ -223,14 +134,39 @@ class Candidate:
 Evaluated = tuple[CandidateRow, Task | None, dict[str, list[str]] | None]
 
 
+@dataclass(frozen=True)
+class WalkOptions:
+    """What decides the candidates each mode walks and how many tasks it takes from them."""
+
+    modes: tuple[TaskMode, ...]
+    n: int  # tasks per mode
+    seed: int  # the order of groups, and of each search's mutants
+    corruptor: CorruptorName  # discovery's and multi's (it names their candidates)
+    deletion_style: DeletionStyle  # remove mode's (it names its candidates)
+    functions: int  # functions per multi-function group
+    max_distance: int  # call-graph steps between a group's functions
+
+
+@dataclass(frozen=True)
+class ScreenOptions:
+    """How candidates are screened, and what makes a screened corruption a task."""
+
+    jobs: int  # screeners, each on its own working copy
+    screening: ScreeningMode
+    verify: VerifyMode
+    min_failing: int  # previously passing tests a corruption must fail
+    hops: HopBand  # how far from its cause a discovery or multi task's failures surface
+    box: dict[str, Any]  # get_sandbox's arguments, for screeners in Ray actors
+
+
 class Build:
     """One run of ``corrupt build``; ``run()`` returns the summary."""
 
     def __init__(self, options: BuildOptions, progress: Progress | None = None) -> None:
-        self.o = options.checked()
+        self.options = options
+        self.out = options.folder
         self.progress = progress or Progress()
         self.stage_seconds: dict[str, float] = {}
-        self.modes = options.modes()
         self._new_out = False  # whether this run created the build folder's store
         self._made_folders: set[Path] = set()  # folders this run created for it
 
@@ -248,11 +184,11 @@ class Build:
     def run(self) -> BuildSummary:
         from corrupt.sandboxes.registry import get_sandbox
         from corrupt.selection.eligibility import eligible_targets
-        from corrupt.selection.slices import slice_spec
+        from corrupt.selection.slices import select_targets, slice_spec
 
-        o = self.o
+        o = self.options
         spec_ = slice_spec(o.slice, o.centrality_pct, o.complexity_pct)
-        single = self._single_corruptor()
+        single = _single_corruptor(o.corruptor, o.llm_base_url, o.llm_model, o.llm_attempts)
         # Before any work: a machine where no sandbox can be built is refused here.
         sandbox = get_sandbox(o.sandbox, base_image=o.base_image, isolation=o.isolation)
         stores: list[Store] = []
@@ -295,9 +231,14 @@ class Build:
                             f"no function of {ready.checkout.name} is eligible (≥{o.min_lines} code lines and "
                             f"≥{o.min_covering} covering tests); lower --min-lines or --min-covering"
                         )
-                    ordered = self._order(targets, spec_)
+                    # every target in the slice, in the seeded stratified order the walk takes
+                    ordered = select_targets(targets, spec_, len(targets), seed=o.seed)
                 stack.enter_context(frozen_heap())
-                run = _Run(self, ready, sandbox, store, spec_, single, ray)
+                run = _Run(
+                    ready, sandbox, store, single, ray,
+                    walk=self._walk_options(), screen=self._screen_options(),
+                    progress=self.progress, stage=self._stage,
+                )  # fmt: skip
                 modes = run.all_modes(ordered, stack)
                 store.set_meta("screening", run.screening())
             jsonl = store.write_jsonl()
@@ -309,11 +250,11 @@ class Build:
             store.close()
         if o.apr_budget:
             with self._stage("apr"):
-                self.progress.note(self._apr())
+                self.progress.note(_apr(self.out, o.apr_budget, o.jobs, o.sandbox, o.base_image))
         return BuildSummary(
             repo=ready.checkout.name,
             commit=ready.checkout.commit,
-            out=o.out,
+            out=self.out,
             functions=len(ready.graph.functions()),
             eligible=len(targets),
             in_slice=len(ordered),
@@ -326,18 +267,22 @@ class Build:
             jsonl=jsonl,
         )
 
-    def _apr(self) -> str:
-        """The APR baseline on every written task, recorded in the store (``corrupt solve``)."""
-        from corrupt.solve.run import SolveOptions, solve_build
-
-        o = self.o
-        options = SolveOptions(
-            o.out, budget=o.apr_budget, jobs=o.jobs, sandbox=o.sandbox, base_image=o.base_image
+    def _walk_options(self) -> WalkOptions:
+        o = self.options
+        return WalkOptions(
+            tuple(o.modes()),
+            o.n,
+            o.seed,
+            o.corruptor,
+            o.deletion_style,
+            o.functions,
+            o.max_distance,
         )
-        written, results = solve_build(options)
-        attempted = [r for r in results.values() if r["status"] != "not attempted"]
-        solved = sum(r["solved"] for r in attempted)
-        return f"APR baseline: {solved} of {len(attempted)} attempted tasks solved -> {written}"
+
+    def _screen_options(self) -> ScreenOptions:
+        o = self.options
+        box = {"name": o.sandbox, "base_image": o.base_image, "isolation": o.isolation}
+        return ScreenOptions(o.jobs, o.screening, o.verify, o.min_failing, o.hop_band, box)
 
     def _repo_info(self, checkout: Checkout) -> dict[str, object]:
         """What the store records of the checkout: enough to check it out and install it again."""
@@ -346,9 +291,9 @@ class Build:
             "url": checkout.url,
             "commit": checkout.commit,
             # A local folder is stored absolute, so materialize and score work from anywhere.
-            "spec": str(parse_spec(self.o.repo)),
+            "spec": str(parse_spec(self.options.repo)),
             "stars": checkout.stars,
-            "sandbox": self.o.sandbox,
+            "sandbox": self.options.sandbox,
             "packages_as_of": checkout.packages_as_of,
             "python": checkout.python,
         }
@@ -360,16 +305,16 @@ class Build:
             store.close()
             return
         store.discard()
-        for folder in (self.o.out, *self.o.out.parents):
+        for folder in (self.out, *self.out.parents):
             if folder in self._made_folders and not any(folder.iterdir()):
                 folder.rmdir()
 
     def _open_store(self, checkout: Checkout) -> Store:
         """The build folder's store, bound to this checkout (a folder of another repository is refused)."""
-        o = self.o
-        self._new_out = not (o.out / STORE_NAME).exists()
-        self._made_folders = {p for p in (o.out, *o.out.parents) if not p.exists()}
-        store = Store.open(o.out, create=True)
+        out = self.out
+        self._new_out = not (out / STORE_NAME).exists()
+        self._made_folders = {p for p in (out, *out.parents) if not p.exists()}
+        store = Store.open(out, create=True)
         try:
             store.bind_repo(self._repo_info(checkout))
         except BaseException:
@@ -379,36 +324,41 @@ class Build:
         before = store.swap_engine(engine)
         if before:
             self.progress.note(
-                f"{o.out} was built by corrupt {before.get('version')} (code {before.get('code')}), this is "
+                f"{out} was built by corrupt {before.get('version')} (code {before.get('code')}), this is "
                 f"{engine['version']} (code {engine['code']}): candidates and tasks recorded before are kept as they are"
             )
         return store
 
-    def _order(self, targets: list[Target], spec_: SliceSpec) -> list[Target]:
-        """Every target in the slice, in the seeded stratified order the build walks."""
-        from corrupt.selection.slices import select_targets
 
-        return select_targets(targets, spec_, len(targets), seed=self.o.seed)
+def _single_corruptor(
+    name: CorruptorName, llm_base_url: str | None, llm_model: str | None, llm_attempts: int
+) -> Corruptor:
+    """The single-function corruptor of discovery mode (and of multi-function members)."""
+    if name == CorruptorName.PROCEDURAL:
+        from corrupt.corruptors.adversarial import AdversarialCorruptor
 
-    def _single_corruptor(self) -> Corruptor:
-        """The single-function corruptor of discovery mode (and of multi-function members)."""
-        o = self.o
-        if o.corruptor == CorruptorName.PROCEDURAL:
-            from corrupt.corruptors.adversarial import AdversarialCorruptor
+        return AdversarialCorruptor()
+    from corrupt.corruptors.llm import LLMCorruptor
 
-            return AdversarialCorruptor()
-        from corrupt.corruptors.llm import LLMCorruptor
+    key = os.environ.get("CORRUPT_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
+    if not (llm_base_url and llm_model):
+        raise LLMError(
+            "--corruptor llm needs --llm-base-url and --llm-model (any OpenAI-compatible endpoint)"
+        )
+    if not key:
+        raise LLMError("--corruptor llm needs an API key in CORRUPT_LLM_API_KEY or OPENAI_API_KEY")
+    return LLMCorruptor(llm_base_url, llm_model, key, attempts=llm_attempts)
 
-        key = os.environ.get("CORRUPT_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY")
-        if not (o.llm_base_url and o.llm_model):
-            raise LLMError(
-                "--corruptor llm needs --llm-base-url and --llm-model (any OpenAI-compatible endpoint)"
-            )
-        if not key:
-            raise LLMError(
-                "--corruptor llm needs an API key in CORRUPT_LLM_API_KEY or OPENAI_API_KEY"
-            )
-        return LLMCorruptor(o.llm_base_url, o.llm_model, key, attempts=o.llm_attempts)
+
+def _apr(out: Path, budget: int, jobs: int, sandbox: SandboxName, base_image: str | None) -> str:
+    """The APR baseline on every written task, recorded in the store (``corrupt solve``)."""
+    from corrupt.solve.run import SolveOptions, solve_build
+
+    options = SolveOptions(out, budget=budget, jobs=jobs, sandbox=sandbox, base_image=base_image)
+    written, results = solve_build(options)
+    attempted = [r for r in results.values() if r["status"] != "not attempted"]
+    solved = sum(r["solved"] for r in attempted)
+    return f"APR baseline: {solved} of {len(attempted)} attempted tasks solved -> {written}"
 
 
 class _StoredMembers:
@@ -466,28 +416,29 @@ class _Run:
 
     def __init__(
         self,
-        build: Build,
         ready: Prepared,
         sandbox: Sandbox,
         store: Store,
-        spec_: SliceSpec,
         single: Corruptor,
         ray: Any,  # the connected ray module with --executor ray, else None
+        walk: WalkOptions,
+        screen: ScreenOptions,
+        progress: Progress,
+        stage: Callable[[str], AbstractContextManager[None]],  # times each mode
     ) -> None:
         from corrupt.corruptors.deletion import DeletionCorruptor
         from corrupt.corruptors.multi import MultiCorruptor
 
-        self.b, self.o = build, build.o
-        self.ready, self.sandbox, self.store, self.spec = ready, sandbox, store, spec_
-        self.ray = ray
+        self.ready, self.sandbox, self.store, self.ray = ready, sandbox, store, ray
+        self.walk, self.screen, self.progress, self.stage = walk, screen, progress, stage
         self.symbols: dict[str, Symbol] = ready.graph.symbols
         self.digraph = ready.graph.digraph()
         self.base = CorruptionRequest(
-            (), frozenset(ready.baseline.tests), min_failing=self.o.min_failing, seed=self.o.seed
+            (), frozenset(ready.baseline.tests), min_failing=screen.min_failing, seed=walk.seed
         )
-        members = _StoredMembers(single, store, self.base, str(self.o.corruptor))
+        members = _StoredMembers(single, store, self.base, str(walk.corruptor))
         self.corruptors: dict[TaskMode, Corruptor] = {
-            TaskMode.REMOVE: DeletionCorruptor(DeletionStyle(self.o.deletion_style)),
+            TaskMode.REMOVE: DeletionCorruptor(walk.deletion_style),
             TaskMode.DISCOVERY: members,
             TaskMode.MULTI: MultiCorruptor(members.member),
         }
@@ -504,7 +455,7 @@ class _Run:
 
     def screening(self) -> dict[str, object]:
         """How candidates were screened; for warm, whether it held and what fell back."""
-        mode = ScreeningMode(self.o.screening)
+        mode = self.screen.screening
         if mode != ScreeningMode.WARM:
             return {"mode": str(mode)}
         remote = [s.policy for s in self._screeners if isinstance(s, RemoteScreener) and s.policy]
@@ -515,16 +466,16 @@ class _Run:
         for screener in self._start_workers(stack):
             self._screeners.append(screener)
             self.workers.put(screener)
-        pool = ThreadPoolExecutor(max_workers=self.o.jobs, thread_name_prefix="corrupt")
+        pool = ThreadPoolExecutor(max_workers=self.screen.jobs, thread_name_prefix="corrupt")
         # Unwound first on Ctrl-C: end the runs in flight, drop queued candidates, then wait
         # for the workers (which now fail fast), so the build stops within a second or two.
         stack.callback(pool.shutdown, wait=True, cancel_futures=True)
         stack.callback(self._cancel)
         summaries = {}
-        for mode in self.b.modes:
+        for mode in self.walk.modes:
             candidates = self._candidates(mode, ordered)
-            with self.b._stage(mode):
-                summaries[str(mode)] = self._walk(mode, candidates, pool)
+            with self.stage(mode):
+                summaries[str(mode)] = self._walk_mode(mode, candidates, pool)
         return summaries
 
     def _cancel(self) -> None:
@@ -538,19 +489,17 @@ class _Run:
         """``--jobs`` screeners, each on its own working copy: here, or Ray actors."""
         from corrupt.repos.workspace import Workspace
 
-        ready, screening = self.ready, ScreeningMode(self.o.screening)
+        ready, screening, jobs = self.ready, self.screen.screening, self.screen.jobs
         if self.ray is not None:
-            o = self.o
-            box = {"name": o.sandbox, "base_image": o.base_image, "isolation": o.isolation}
             spec = WorkerSpec(
-                box, ready.checkout, ready.env, ready.baseline, self.budget, screening
+                self.screen.box, ready.checkout, ready.env, ready.baseline, self.budget, screening
             )
-            remote = start_remote_screeners(self.ray, o.jobs, spec)
+            remote = start_remote_screeners(self.ray, jobs, spec)
             for handle in remote:
                 stack.callback(handle.close)
             return list(remote)
         local: list[Worker] = []
-        for _ in range(self.o.jobs):
+        for _ in range(jobs):
             workspace = stack.enter_context(Workspace(ready.checkout))
             screener = TreeScreener(
                 self.sandbox, ready.env, workspace, self.budget,
@@ -562,11 +511,10 @@ class _Run:
         return local
 
     def _candidates(self, mode: TaskMode, ordered: list[Target]) -> list[Candidate]:
-        tag = self.o.corruptor
+        walk, tag = self.walk, self.walk.corruptor
         if mode == TaskMode.REMOVE:
             return [
-                Candidate(f"remove:{self.o.deletion_style}:{t.qualname}", mode, [t])
-                for t in ordered
+                Candidate(f"remove:{walk.deletion_style}:{t.qualname}", mode, [t]) for t in ordered
             ]
         if mode == TaskMode.DISCOVERY:
             return [Candidate(f"discovery:{tag}:{t.qualname}", mode, [t]) for t in ordered]
@@ -575,14 +523,14 @@ class _Run:
         groups: list[Group] = make_groups(
             ordered,
             self.ready.graph,
-            k=self.o.functions,
-            max_distance=self.o.max_distance,
-            n=max(4 * self.o.n, 10),
-            seed=self.o.seed,
+            k=walk.functions,
+            max_distance=walk.max_distance,
+            n=max(4 * walk.n, 10),
+            seed=walk.seed,
         )
         if not groups:
-            self.b.progress.note(
-                f"multi: no {self.o.functions} eligible functions lie within {self.o.max_distance} call-graph steps"
+            self.progress.note(
+                f"multi: no {walk.functions} eligible functions lie within {walk.max_distance} call-graph steps"
             )
         return [
             Candidate(
@@ -591,15 +539,16 @@ class _Run:
             for g in groups
         ]
 
-    def _walk(
+    def _walk_mode(
         self, mode: TaskMode, candidates: list[Candidate], pool: ThreadPoolExecutor
     ) -> ModeSummary:
         """Accept verified candidates strictly in order until ``n`` tasks exist for this mode."""
-        summary = ModeSummary(requested=self.o.n)
-        self.b.progress.mode(mode, len(candidates), self.o.n)
-        window = max(1, self.o.jobs)
+        n = self.walk.n
+        summary = ModeSummary(requested=n)
+        self.progress.mode(mode, len(candidates), n)
+        window = max(1, self.screen.jobs)
         for start in range(0, len(candidates), window):
-            if summary.tasks >= self.o.n:
+            if summary.tasks >= n:
                 break
             chunk = candidates[start : start + window]
             fresh: dict[str, Future[Evaluated]] = {
@@ -608,7 +557,7 @@ class _Run:
                 if self.store.candidate(c.key) is None
             }
             for cand in chunk:
-                if summary.tasks >= self.o.n:
+                if summary.tasks >= n:
                     break  # later results in this window stay unrecorded: identical to a serial walk
                 row = self.store.candidate(cand.key)
                 if row is None:
@@ -630,7 +579,7 @@ class _Run:
                     summary.rejected += 1
                     kind = str(row.rejection.kind) if row.rejection else str(RejectionKind.OTHER)
                     summary.reasons[kind] = summary.reasons.get(kind, 0) + 1
-                self.b.progress.candidate(mode, row, accept, self.test_runs())
+                self.progress.candidate(mode, row, accept, self.test_runs())
             for future in fresh.values():
                 future.result()  # surface worker crashes even for unrecorded candidates
         return summary
@@ -712,8 +661,8 @@ class _Run:
             corruption,
             self.ready.baseline,
             lambda files: screener.run(files),
-            min_failing=self.o.min_failing,
-            mode=VerifyMode(self.o.verify),
+            min_failing=self.screen.min_failing,
+            mode=self.screen.verify,
             run_some=lambda files, tests, trace: screener.run(files, tests=tests, trace=trace),
             covering={test for t in cand.targets for test in t.covering_tests},
             trace=self._traced_in_verification(cand.mode, corruption),
@@ -728,7 +677,7 @@ class _Run:
             verification=verification,
             targets=cand.targets,
             mode=cand.mode,
-            seed=self.o.seed,
+            seed=self.walk.seed,
             symbols=self.symbols,
             graph=self.digraph,
             image_name=self.ready.env.location if self.ready.env.kind == "image" else None,
@@ -741,7 +690,7 @@ class _Run:
                 {t.qualname: t.covering_tests for t in cand.targets},
                 verification.rerun,
             )
-            band = self.o.hop_band
+            band = self.screen.hops
             if not band.contains(task.difficulty.hops):
                 detail = f"{task.difficulty.hops} hops, {band.describe()} wanted"
                 return corruption, None, None, Rejection(RejectionKind.HOPS, detail)

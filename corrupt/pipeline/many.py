@@ -32,7 +32,8 @@ from corrupt.errors import (
     SandboxError,
     StoreError,
 )
-from corrupt.pipeline.build import Build, BuildOptions, Progress
+from corrupt.pipeline.build import Build, Progress
+from corrupt.pipeline.options import BuildOptions
 from corrupt.repos.specs import parse_spec
 from corrupt.tasks.modes import TaskMode
 from corrupt.tasks.store import CandidateRow

@@ -4,7 +4,6 @@ for real on tiny git repositories made here (remove mode, one task each)."""
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import json
 import os
@@ -18,11 +17,13 @@ from pathlib import Path
 import git
 import pytest
 from gitrepos import commit, make_repo
+from typer.testing import CliRunner
 
-from corrupt.cli.app import build, build_fields, build_many
+from corrupt.cli import app
+from corrupt.cli.build import build, build_many
 from corrupt.errors import InputError
-from corrupt.pipeline.build import BuildOptions
 from corrupt.pipeline.many import Ledger, RepoRecord, folder_name, parse_list
+from corrupt.pipeline.options import BuildOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 CORRUPT = [sys.executable, "-m", "corrupt.cli"]
@@ -156,14 +157,30 @@ def test_folders_are_named_after_the_repository_and_never_shared(tmp_path):
     assert Ledger(tmp_path).folder_for("github:pallets/click@8.1.7") == first  # kept across runs
 
 
-def test_every_build_option_reaches_build_options():
-    """build-many takes build's options as they are; each lands on a BuildOptions field."""
-    params = inspect.signature(build).parameters
-    defaults = {n: p.default.default for n, p in params.items() if n not in ("repo", "out")}
-    fields = {f.name for f in dataclasses.fields(BuildOptions)}
-    assert set(build_fields(defaults)) <= fields
-    many = inspect.signature(build_many).parameters
-    assert set(defaults) <= set(many) and "repo" not in many and "out" not in many
+def test_build_many_takes_build_options_less_its_own(monkeypatch, tmp_path):
+    """build-many's options are BuildOptions' fields but the repository, the folder and the
+    executor (its own); their values make each repository's BuildOptions as they are."""
+    many = {p.name for p in inspect.signature(build_many).parameters.values()}
+    assert many - {p.name for p in inspect.signature(build).parameters.values()} == {
+        "list_", "root", "retry_failed", "as_json"
+    }  # fmt: skip
+    assert "repo" not in many and "out" not in many
+    seen: list[dict[str, object]] = []
+
+    def recorded(specs, root, fields, executor, view, retry_failed):
+        seen.append(fields)
+        raise InputError("stopped before any work")
+
+    monkeypatch.setattr("corrupt.pipeline.many.run_many", recorded)
+    listing = tmp_path / "list.txt"
+    listing.write_text("github:o/n\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["build-many", str(listing), "--n", "2", "--no-isolation", "--executor", "local"]
+    )
+    assert result.exit_code == 2, result.output
+    assert BuildOptions(repo="r", out=tmp_path, **seen[0]) == BuildOptions(
+        repo="r", out=tmp_path, n=2, isolation=False
+    )
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_tasks_build_many import tiny_repo
+from test_pipeline_build_many import tiny_repo
 
 from corrupt.tasks.store import Store
 
