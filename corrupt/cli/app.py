@@ -25,7 +25,7 @@ from corrupt.cli.consoles import UNSAFE_WARNING, console, err_console, friendly
 from corrupt.corruptors.models import CorruptionKind
 from corrupt.outputs.formats import ExportFormat
 from corrupt.pipeline.options import MAX_HOPS_HELP, MIN_HOPS_HELP, REPO_HELP
-from corrupt.sandboxes.registry import SandboxName
+from corrupt.sandboxes.registry import DEFAULT_SANDBOX, SandboxName
 from corrupt.selection.models import SliceName
 from corrupt.tasks.modes import TaskMode
 
@@ -111,7 +111,7 @@ app.command(name="build-many")(build_many)
 def baseline(
     repo: str = typer.Argument(..., help=REPO_HELP),
     time_limit: float = typer.Option(60.0, help="seconds the suite may take"),
-    sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where repository code runs"),
+    sandbox: SandboxName = typer.Option(DEFAULT_SANDBOX, help="where repository code runs"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
     no_isolation: bool = typer.Option(
         False, "--no-isolation", help="UNSAFE: run repository code without the local sandbox's box"
@@ -325,7 +325,7 @@ def solve(
     solver: Literal["apr"] = typer.Option("apr", help="apr: fault localisation + mutation repair"),
     budget: int = typer.Option(40, help="candidate patches validated per task"),
     jobs: int = typer.Option(1, help="tasks solved in parallel"),
-    sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where the tests run"),
+    sandbox: SandboxName = typer.Option(DEFAULT_SANDBOX, help="where the tests run"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
     out: Path | None = typer.Option(
         None, help="predictions JSONL to write (default: BUILD/apr.predictions.jsonl)"
@@ -416,7 +416,7 @@ def score(
     jobs: int = typer.Option(
         1, help="predictions scored in parallel, each in its own working copy"
     ),
-    sandbox: SandboxName = typer.Option(SandboxName.LOCAL, help="where the patched code runs"),
+    sandbox: SandboxName = typer.Option(DEFAULT_SANDBOX, help="where the patched code runs"),
     base_image: str | None = typer.Option(None, help="base image for --sandbox docker"),
     epsilon: int = typer.Option(2, help="extra edited lines per bug that precision tolerates"),
     task_set: Path | None = typer.Option(None, "--tasks", help=TASKS_HELP),

@@ -19,7 +19,7 @@ from corrupt.cli.consoles import UNSAFE_WARNING, console, err_console, friendly
 from corrupt.cli.fields import with_fields
 from corrupt.errors import CorruptError
 from corrupt.pipeline.options import BuildOptions, ExecutorChoice
-from corrupt.sandboxes.registry import SandboxName
+from corrupt.sandboxes.registry import DEFAULT_SANDBOX
 
 # build's options that build-many has of its own, or sets per repository
 MANY_OWN = ("repo", "out", "executor", "ray_address")
@@ -33,7 +33,7 @@ def build(**fields: Any) -> None:
     from corrupt.pipeline.build import Build
 
     options = BuildOptions(**fields)
-    if not options.isolation and options.sandbox == SandboxName.LOCAL:  # docker refuses it
+    if not options.isolation and options.sandbox == DEFAULT_SANDBOX:  # docker refuses it
         err_console.print(UNSAFE_WARNING)
     with RichProgress(console) as progress:
         summary = Build(options, progress).run()
@@ -90,7 +90,7 @@ def build_many(
     except OSError as exc:
         raise InputError(f"cannot read the list {list_}: {exc.strerror}") from None
     specs = parse_list(text)
-    if not fields["isolation"] and fields["sandbox"] == SandboxName.LOCAL:
+    if not fields["isolation"] and fields["sandbox"] == DEFAULT_SANDBOX:
         err_console.print(UNSAFE_WARNING)
     runner = make_executor(executor, ray_address, fields["jobs"])
     with ManyView(err_console if as_json else console) as view:

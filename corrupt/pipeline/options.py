@@ -19,7 +19,7 @@ import typer
 
 from corrupt.corruptors.models import CorruptorName, DeletionStyle
 from corrupt.errors import InputError
-from corrupt.sandboxes.registry import SandboxName
+from corrupt.sandboxes.registry import DEFAULT_SANDBOX, SandboxName, checked_sandbox_name
 from corrupt.selection.models import ComplexityMetric, SliceName
 from corrupt.tasks.modes import ScreeningMode, TaskMode, VerifyMode
 
@@ -87,7 +87,7 @@ class BuildOptions:
         CorruptorName.PROCEDURAL
     )
     sandbox: Annotated[SandboxName, typer.Option(help="where repository code runs")] = (
-        SandboxName.LOCAL
+        DEFAULT_SANDBOX
     )
     base_image: Annotated[str | None, typer.Option(help="base image for --sandbox docker")] = None
     isolation: Annotated[
@@ -171,7 +171,7 @@ class BuildOptions:
             self.complexity_metric, ComplexityMetric, "complexity metric"
         )
         self.corruptor = _choice(self.corruptor, CorruptorName, "corruptor")
-        self.sandbox = _choice(self.sandbox, SandboxName, "sandbox")
+        self.sandbox = checked_sandbox_name(self.sandbox)
         self.deletion_style = _choice(self.deletion_style, DeletionStyle, "deletion style")
         self.screening = _choice(self.screening, ScreeningMode, "screening")
         self.verify = _choice(self.verify, VerifyMode, "verify")
