@@ -25,8 +25,9 @@ from corrupt.errors import InputError, LeakError
 from corrupt.outputs.export import DEFAULT_NAMES
 from corrupt.outputs.formats import ExportFormat
 from corrupt.outputs.harbor import MARKER
-from corrupt.outputs.materialize import TASK_FILE, original_checkout
+from corrupt.outputs.materialize import TASK_FILE
 from corrupt.outputs.swesmith import instance_id
+from corrupt.repos.original import original_checkout
 from corrupt.tasks.models import Task
 from corrupt.tasks.store import AUDITS_KEY, Store
 

@@ -213,10 +213,10 @@ def export(
     """Write a build's tasks for a harness: SWE-bench, SWE-smith, Harbor, PDB, JSONL or Parquet."""
     from corrupt.errors import InputError
     from corrupt.outputs.export import DEFAULT_NAMES, NEEDS_IMAGES, check_target, export_tasks
-    from corrupt.outputs.materialize import original_checkout
-    from corrupt.outputs.slicing import read_jsonl
     from corrupt.outputs.swesmith import profiles_path
+    from corrupt.repos.original import original_checkout
     from corrupt.tasks.store import Store
+    from corrupt.tasks.taskfile import read_jsonl
 
     report = err_console if str(out) == "-" else console
     if out is not None:

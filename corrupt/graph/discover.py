@@ -14,18 +14,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from corrupt.repos.testsupport import TEST_PATTERNS
+
 # A pattern ending in "/" names a directory (matched against every path
 # component); a pattern with "/" inside matches the whole relative path;
 # any other pattern matches the file name.
-# Where pytest finds tests and their fixtures (the scorer puts these back too).
-TEST_PATTERNS: tuple[str, ...] = (
-    "tests/",
-    "test/",
-    "testing/",
-    "test_*.py",
-    "*_test.py",
-    "conftest.py",
-)
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     *TEST_PATTERNS,
     "docs/",

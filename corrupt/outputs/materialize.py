@@ -15,15 +15,16 @@ import json
 import os
 import shutil
 import stat
-import subprocess
 import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from corrupt.errors import CorruptError, InputError, StoreError
+from corrupt.errors import InputError, StoreError
 from corrupt.outputs.task_env import TASK_VENV, task_environment
-from corrupt.repos.models import Checkout, RepoSpec
+from corrupt.repos.gittool import run_git
+from corrupt.repos.models import Checkout
+from corrupt.repos.original import original_checkout
 from corrupt.tasks.models import Task
 
 PROBLEM_FILE = "PROBLEM.md"
@@ -46,15 +47,6 @@ IGNORED = shutil.ignore_patterns(
     ".coverage",
     ".coverage.*",
 )
-GIT_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_AUTHOR_NAME": "corrupt",
-    "GIT_AUTHOR_EMAIL": "corrupt@localhost",
-    "GIT_COMMITTER_NAME": "corrupt",
-    "GIT_COMMITTER_EMAIL": "corrupt@localhost",
-    "GIT_TERMINAL_PROMPT": "0",
-}
 
 
 def runner_script(command: str) -> str:
@@ -93,19 +85,6 @@ def task_manifest(task: Task) -> dict[str, Any]:
     if task.image_name:
         manifest["image_name"] = task.image_name  # the environment the task was verified in
     return manifest
-
-
-def run_git(args: list[str], cwd: Path, env: dict[str, str]) -> None:
-    result = subprocess.run(
-        ["git", "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null", *args],
-        cwd=cwd,
-        env={**os.environ, **GIT_ENV, **env},
-        capture_output=True,
-        text=True,
-    )
-    if result.returncode != 0:
-        reason = (result.stderr.strip().splitlines() or ["git failed"])[-1]
-        raise CorruptError(f"git {args[0]} failed in {cwd}: {reason}")
 
 
 def materialize_task(
@@ -183,40 +162,6 @@ def _same_times(root: Path, when: str) -> None:
 
 def _stamp(when: str) -> float:
     return datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp()
-
-
-def original_checkout(info: dict[str, Any], *, cache_dir: Path | None = None) -> Checkout:
-    """The cached checkout of the commit a store was built from (``Store.checkout_info()``).
-
-    A ``github:`` repository is reopened through its clone URL, so the cached
-    clone answers and no GitHub API call is needed.
-    """
-    from corrupt.repos.checkout import checkout
-    from corrupt.repos.specs import parse_spec
-
-    spec = parse_spec(info["spec"])
-    commit = str(info["commit"])
-    pinned = None if commit.startswith("tree:") else commit
-    if spec.kind == "github":
-        spec = RepoSpec("git", info["url"], pinned)
-    else:
-        spec = RepoSpec(spec.kind, spec.location, pinned)
-    pinned_checkout = checkout(spec, cache_dir=cache_dir)
-    # the build's environment: today's packages, or those of the date it was green with,
-    # on corrupt's own Python or the one it was green on
-    pinned_checkout.packages_as_of = info.get("packages_as_of")
-    pinned_checkout.python = info.get("python")
-    if pinned_checkout.commit != commit:
-        raise StoreError(
-            f"{info['spec']} is now {pinned_checkout.commit[:17]}, not {commit[:17]} as built; "
-            "the folder changed since the build"
-        )
-    return pinned_checkout
-
-
-def original_tree(info: dict[str, Any], *, cache_dir: Path | None = None) -> Path:
-    """The cached tree of the commit a store was built from."""
-    return original_checkout(info, cache_dir=cache_dir).path
 
 
 def _load(store_dir: Path, task_id: str) -> tuple[Task, dict[str, Any], dict[str, tuple[str, str]]]:

@@ -19,12 +19,12 @@ from corrupt.corruptors.anomalies import tell_operators
 from corrupt.corruptors.models import RejectionKind
 from corrupt.errors import InputError
 from corrupt.outputs import figures
-from corrupt.outputs.slicing import listed_tasks
 from corrupt.scoring.models import Score
 from corrupt.scoring.score import build_folder, load_scores
 from corrupt.scoring.summary import ScoreGroup, summarize
 from corrupt.tasks.models import Task
 from corrupt.tasks.store import APR_KEY, AUDITS_KEY, CandidateRow, Store
+from corrupt.tasks.taskfile import listed_tasks
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1200px; color: #222; }

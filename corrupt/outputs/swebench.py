@@ -22,7 +22,7 @@ from typing import Any
 
 from corrupt.outputs.task_image import TaskImage
 from corrupt.repos.suiteargs import run_flags
-from corrupt.scoring.patch import TEST_SUPPORT
+from corrupt.repos.testsupport import TEST_SUPPORT
 from corrupt.tasks.models import Task
 
 START_MARKER = ">>>>> Start Test Output"

@@ -38,12 +38,12 @@ from corrupt.outputs.materialize import (
     RUNNER_FILE,
     TASK_FILE,
     materialize_task,
-    run_git,
 )
 from corrupt.outputs.swebench import PYTEST_FLAGS, repo_version
+from corrupt.repos.gittool import run_git
 from corrupt.repos.models import WORKDIR
+from corrupt.repos.testsupport import is_test_support
 from corrupt.sandboxes.docker.images import add_tree
-from corrupt.scoring.patch import is_test_support
 from corrupt.tasks.models import Task
 
 if TYPE_CHECKING:

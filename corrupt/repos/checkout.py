@@ -52,22 +52,13 @@ import git
 from corrupt.cache import cache_root
 from corrupt.errors import CloneError, InputError, RepoNotFound, RevisionError, StarsError
 from corrupt.repos.github import repo_meta
+from corrupt.repos.gittool import USER_GIT_ENV
 from corrupt.repos.models import Checkout, RepoMeta, RepoSpec
 from corrupt.repos.specs import check_rev
 from corrupt.repos.versions import describe_version, write_version_files
 
 log = logging.getLogger(__name__)
 
-# Never prompt (a prompt would hang a batch run), give up on stalled transfers,
-# and do not run LFS downloads while extracting trees.
-GIT_ENV = {
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes"),
-    "GIT_HTTP_LOW_SPEED_LIMIT": "1000",
-    "GIT_HTTP_LOW_SPEED_TIME": "60",
-    "GIT_LFS_SKIP_SMUDGE": "1",
-    "GIT_OPTIONAL_LOCKS": "0",
-}
 FETCH_REFSPECS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
 # Folders never copied from a plain (non-git) folder: caches and environments, not source.
 SKIPPED_DIRS = frozenset(
@@ -216,7 +207,7 @@ def _ensure_clone(url: str, dest: Path) -> git.Repo:
     log.info("cloning %s", url)
     tmp = Path(tempfile.mkdtemp(prefix=".clone-", dir=dest.parent))
     try:
-        git.Repo.clone_from(url, tmp, bare=True, env=GIT_ENV)
+        git.Repo.clone_from(url, tmp, bare=True, env=USER_GIT_ENV)
     except git.GitCommandError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         reason = _git_reason(exc)
@@ -238,14 +229,14 @@ def _resolve_remote(repo: git.Repo, url: str, rev: str | None, refresh: bool) ->
         return sha
     log.info("fetching %s to find %s", url, wanted)
     try:
-        repo.git.fetch(url, *FETCH_REFSPECS, env=GIT_ENV)
+        repo.git.fetch(url, *FETCH_REFSPECS, env=USER_GIT_ENV)
     except git.GitCommandError as exc:
         raise CloneError(f"cannot fetch from {url}: {_git_reason(exc)}") from None
     sha = _rev_parse(repo, wanted)
     if sha is None and _FULL_SHA.fullmatch(wanted):
         # A commit no branch or tag points at: ask for it by name (servers may refuse).
         with suppress(git.GitCommandError):
-            repo.git.fetch(url, wanted, env=GIT_ENV)
+            repo.git.fetch(url, wanted, env=USER_GIT_ENV)
         sha = _rev_parse(repo, wanted)
     if sha is None:
         raise RevisionError(f"revision {wanted!r} not found in {url}")
@@ -292,7 +283,7 @@ def _extract(repo: git.Repo, sha: str, work_tree: Path, scratch: Path) -> None:
     """Write the files of ``sha`` into ``work_tree`` through a throw-away index in ``scratch``:
     the repository's own index (a bare clone has none; a local one is the user's) stays as is."""
     with tempfile.TemporaryDirectory(prefix=".index-", dir=scratch) as index_dir:
-        env = {**GIT_ENV, "GIT_INDEX_FILE": str(Path(index_dir) / "index")}
+        env = {**USER_GIT_ENV, "GIT_INDEX_FILE": str(Path(index_dir) / "index")}
         base = [
             "git",
             f"--git-dir={repo.git_dir}",
@@ -460,7 +451,7 @@ def _fetch_commit(repo: git.Repo, url: str, sha: str) -> None:
             return
         log.info("fetching %s to find %s", url, sha[:12])
         try:
-            repo.git.fetch(url, *refspecs, env=GIT_ENV)
+            repo.git.fetch(url, *refspecs, env=USER_GIT_ENV)
         except git.GitCommandError as exc:
             reason = _git_reason(exc)
     if _rev_parse(repo, sha) is None:
@@ -561,7 +552,7 @@ def _is_dirty(repo: git.Repo) -> bool:
         "--porcelain",
         "--untracked-files=normal",
     ]
-    return bool(repo.git.execute(status, env=GIT_ENV))
+    return bool(repo.git.execute(status, env=USER_GIT_ENV))
 
 
 def _folder_files(folder: Path, *, in_git: bool) -> list[str]:
@@ -570,7 +561,7 @@ def _folder_files(folder: Path, *, in_git: bool) -> list[str]:
     if in_git:
         with suppress(git.GitCommandError):  # e.g. git refuses a repository owned by another user
             out = git.Git(folder).ls_files(
-                "-z", "--cached", "--others", "--exclude-standard", env=GIT_ENV
+                "-z", "--cached", "--others", "--exclude-standard", env=USER_GIT_ENV
             )
             names = {name for name in out.split("\0") if name}
     if not names:

@@ -16,7 +16,6 @@ which refuses paths outside the tree, paths through symbolic links and
 
 from __future__ import annotations
 
-import fnmatch
 import itertools
 import os
 import re
@@ -29,8 +28,8 @@ from unidiff.errors import UnidiffParseError
 from unidiff.patch import Hunk, PatchSet
 
 from corrupt.errors import CorruptError
-from corrupt.graph.discover import TEST_PATTERNS
-from corrupt.outputs.materialize import GIT_ENV
+from corrupt.repos.gittool import OWN_GIT_ENV
+from corrupt.repos.testsupport import is_test_support
 from corrupt.source.edits import EditScript
 
 # git apply first as it is, then with a fuzz of one context line, whitespace
@@ -40,23 +39,6 @@ APPLY_MODES = {
     "exact": ["--whitespace=nowarn"],
     "fuzzy": ["--whitespace=nowarn", "--recount", "--ignore-whitespace", "-C1"],
 }
-# What a patch may not change to pass: the tests, the files they import or
-# read beside them, and pytest's configuration. Patterns ending in "/" name a
-# folder anywhere on the path; the others a file name.
-TEST_SUPPORT = (
-    *TEST_PATTERNS,
-    "pytest.ini",
-    ".pytest.ini",
-    "tox.ini",
-    "setup.cfg",
-    "pyproject.toml",
-    "pytest.toml",
-    ".pytest.toml",
-    # what Python runs at start-up, before any test: it could rewrite the results
-    "sitecustomize.py",
-    "usercustomize.py",
-    "*.pth",
-)
 
 
 class PatchError(CorruptError):
@@ -92,21 +74,6 @@ class SolverPatch:
 
     def edits_in(self, files: set[str]) -> list[Edit]:
         return [e for e in self.edits if e.file in files]
-
-
-def is_test_support(path: str, test_files: set[str]) -> bool:
-    """Whether ``path`` is a test, a file beside the tests, or pytest configuration."""
-    if path in test_files:
-        return True
-    *folders, name = path.split("/")
-    for pattern in TEST_SUPPORT:
-        if pattern.endswith("/"):
-            # a folder of tests, or the folder itself (a link or a file put in its place)
-            if any(fnmatch.fnmatchcase(part, pattern[:-1]) for part in (*folders, name)):
-                return True
-        elif fnmatch.fnmatchcase(name, pattern):
-            return True
-    return False
 
 
 def modules_of_tests(nodeids: Iterable[str]) -> set[str]:
@@ -148,7 +115,7 @@ def apply_patch(tree: Path, text: str, mode: str) -> None:
 def _git_env(tree: Path) -> dict[str, str]:
     return {
         **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-        **GIT_ENV,
+        **OWN_GIT_ENV,
         "GIT_CEILING_DIRECTORIES": str(tree.parent),  # never a repository around the tree
     }
 

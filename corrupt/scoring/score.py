@@ -37,6 +37,7 @@ from pathlib import Path
 
 from corrupt.errors import InputError, SandboxError
 from corrupt.repos.models import Checkout, Environment, TestReport
+from corrupt.repos.testsupport import is_test_support
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.base import Sandbox
 from corrupt.scoring.localization import localization_hits
@@ -48,7 +49,6 @@ from corrupt.scoring.patch import (
     apply_patch,
     check_patch,
     edit_script_of,
-    is_test_support,
     modules_of_tests,
     read_patch,
 )
@@ -59,6 +59,7 @@ from corrupt.source.functions import extent, function_at
 from corrupt.tasks.models import Task
 from corrupt.tasks.modes import TaskMode
 from corrupt.tasks.store import STORE_NAME, Store
+from corrupt.tasks.taskfile import listed_tasks
 
 SCORES_DIR = "scores"
 
@@ -123,8 +124,7 @@ def build_folder(path: Path) -> Path:
 
 
 def score_predictions(options: ScoreOptions, progress: ScoreProgress | None = None) -> ScoreRun:
-    from corrupt.outputs.materialize import original_checkout
-    from corrupt.outputs.slicing import listed_tasks
+    from corrupt.repos.original import original_checkout
     from corrupt.sandboxes.registry import get_sandbox
 
     progress = progress or ScoreProgress()

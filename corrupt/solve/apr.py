@@ -27,9 +27,9 @@ from enum import StrEnum
 from pathlib import Path
 
 from corrupt.repos.models import Checkout, Environment, RepoSpec
+from corrupt.repos.testsupport import is_test_support
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.base import Sandbox
-from corrupt.scoring.patch import is_test_support
 from corrupt.screening.screen import RunBudget, TreeScreener
 from corrupt.solve.candidates import candidates
 from corrupt.solve.localize import RankedLine, ochiai

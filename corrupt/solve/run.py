@@ -26,14 +26,15 @@ from typing import Any
 
 from corrupt.errors import InputError
 from corrupt.outputs.files import write_output
-from corrupt.outputs.materialize import materialize_task, original_checkout
-from corrupt.outputs.slicing import listed_tasks
+from corrupt.outputs.materialize import materialize_task
+from corrupt.repos.original import original_checkout
 from corrupt.scoring.score import build_folder
 from corrupt.screening.screen import RunBudget
 from corrupt.solve.apr import DEFAULT_BUDGET, AprResult, AprStatus, solve_folder
 from corrupt.solve.localize import RankedLine
 from corrupt.tasks.models import Task
 from corrupt.tasks.store import APR_KEY, Store
+from corrupt.tasks.taskfile import listed_tasks
 
 MODEL = "apr"
 

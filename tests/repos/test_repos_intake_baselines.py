@@ -21,8 +21,8 @@ from gitrepos import AUTHOR, commit, make_repo
 from repos_run_support import folder_baseline, session_cache, session_xdg
 
 from corrupt.errors import RedBaselineError
-from corrupt.outputs.materialize import original_checkout
 from corrupt.repos.checkout import checkout
+from corrupt.repos.original import original_checkout
 from corrupt.repos.specs import parse_spec
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.local.environment import recipe_for

@@ -19,8 +19,8 @@ import pytest
 from gitrepos import make_repo
 from repos_run_support import session_xdg
 
-from corrupt.outputs.materialize import original_checkout
 from corrupt.repos.checkout import checkout
+from corrupt.repos.original import original_checkout
 from corrupt.repos.specs import parse_spec
 from corrupt.sandboxes.local.bubblewrap import interpreter_roots
 from corrupt.sandboxes.local.environment import environment_key, recipe_for

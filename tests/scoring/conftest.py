@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from corrupt.outputs.materialize import original_tree
+from corrupt.repos.original import original_checkout
 from corrupt.tasks.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -40,7 +40,7 @@ def answers(built, tmp_path_factory) -> tuple[Path, dict[str, dict], dict[str, d
     out, tasks = built
     store = Store.open(out)
     files = {t["task_id"]: store.task_files(t["task_id"]) for t in tasks}
-    tree = original_tree(store.checkout_info())
+    tree = original_checkout(store.checkout_info()).path
     store.close()
     discovery = _single(tasks, "discovery")[0]
     multi = next(t for t in tasks if len(t["bugs"]) == 2)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from corrupt.errors import InputError
+from corrupt.repos.testsupport import is_test_support
 from corrupt.scoring.models import load_predictions
 from corrupt.scoring.patch import (
     Edit,
@@ -19,7 +20,6 @@ from corrupt.scoring.patch import (
     apply_patch,
     check_patch,
     edit_script_of,
-    is_test_support,
     modules_of_tests,
     normalized,
     read_patch,
