@@ -15,35 +15,26 @@ import json
 import shutil
 import sqlite3
 import time
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from corrupt.audit.audit import AuditResult, Evidence, audit_folder, audit_texts
 from corrupt.errors import InputError, LeakError
-from corrupt.outputs.export import DEFAULT_NAMES
-from corrupt.outputs.formats import ExportFormat
-from corrupt.outputs.harbor import MARKER
+from corrupt.outputs.formats import (
+    ExportFormat,
+    FolderView,
+    RecordView,
+    Unread,
+    export_formats,
+)
 from corrupt.outputs.materialize import TASK_FILE
-from corrupt.outputs.swesmith import instance_id
+from corrupt.outputs.records import Records, read_json_array, read_json_lines
 from corrupt.repos.original import original_checkout
 from corrupt.tasks.models import Task
 from corrupt.tasks.store import AUDITS_KEY, Store
 
 MATERIALIZED = "materialized"
-HARBOR_HIDDEN = ("tests", "solution")
-# Per record format: the field naming the task, and the fields an agent is shown.
-RECORD_FIELDS = {
-    ExportFormat.JSONL: ("task_id", ("problem_statement",)),
-    ExportFormat.PARQUET: ("task_id", ("problem_statement",)),
-    ExportFormat.SWEBENCH: ("instance_id", ("problem_statement", "hints_text")),
-    ExportFormat.SWESMITH: ("instance_id", ("problem_statement",)),
-    ExportFormat.PDB: ("source_task_id", ("task_prompt", "buggy_code")),
-}
-# The formats whose image_name is where the agent works; elsewhere it names the image the
-# task was verified in, which holds the original installed, like any repository image.
-AGENT_IMAGES = {ExportFormat.SWEBENCH, ExportFormat.SWESMITH}
 VERIFIED_IN = (
     "image {}: the environment the task was verified in (holds the original; not for agents)"
 )
@@ -57,44 +48,40 @@ ROUTE_ORDER = [
 
 
 def detect_format(path: Path) -> str:
-    """What wrote ``path``: a materialised task, a Harbor folder, or one of the record formats."""
+    """What wrote ``path``: a materialised task, a folder format, or a record format."""
+    formats = export_formats().values()
     if path.is_dir():
         if (path / TASK_FILE).is_file():
             return MATERIALIZED
-        if (path / MARKER).is_file():
-            return ExportFormat.HARBOR
-        raise InputError(f"{path} is neither a materialized task nor a harbor export")
+        for fmt in formats:
+            if fmt.marker and (path / fmt.marker).is_file():
+                return fmt.name
+        exports = [f"a {fmt.name} export" for fmt in formats if fmt.folder]
+        raise InputError(f"{path} is neither {' nor '.join(['a materialized task', *exports])}")
     if not path.is_file():
         raise InputError(f"nothing to audit at {path}")
-    if path.suffix == ".parquet":
-        return ExportFormat.PARQUET
-    records = _records(path, ExportFormat.JSONL if path.suffix == ".jsonl" else ExportFormat.PDB)
-    first = records[0] if records else {}
-    for key, fmt in (
-        ("model_patch", ExportFormat.GOLD),
-        ("task_prompt", ExportFormat.PDB),
-        ("eval_script", ExportFormat.SWEBENCH),
-        ("instance_id", ExportFormat.SWESMITH),
-        ("task_id", ExportFormat.JSONL),
-    ):
-        if key in first:
-            return fmt
-    raise InputError(f"{path} holds no records corrupt exports; pass --format")
-
-
-def _records(path: Path, fmt: str) -> list[dict[str, Any]]:
+    for fmt in formats:
+        if fmt.suffix and path.suffix == fmt.suffix:
+            return fmt.name
     try:
-        if fmt == ExportFormat.PARQUET:
-            import pyarrow.parquet as pq
+        records = read_json_lines(path) if path.suffix == ".jsonl" else read_json_array(path)
+    except (ValueError, OSError) as exc:
+        raise InputError(f"cannot read {path} as records: {exc}") from None
+    first = records[0] if records else {}
+    marked = [f for f in formats if f.marks and f.marks[0] in first]
+    if not marked:
+        raise InputError(f"{path} holds no records corrupt exports; pass --format")
+    # The format with most marks is the most particular; a tie (no export writes one)
+    # goes to the later listed.
+    return max(reversed(marked), key=lambda f: len(f.marks)).name
 
-            return list(pq.read_table(path).to_pylist())
-        text = path.read_text(encoding="utf-8")
-        if fmt in (ExportFormat.PDB, ExportFormat.SWESMITH):
-            loaded = json.loads(text)
-            return loaded if isinstance(loaded, list) else [loaded]
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+def _records(path: Path, fmt: ExportFormat) -> Records:
+    assert fmt.read is not None
+    try:
+        return fmt.read(path)
     except (ValueError, OSError, ImportError) as exc:
-        raise InputError(f"cannot read {path} as {fmt} records: {exc}") from None
+        raise InputError(f"cannot read {path} as {fmt.name} records: {exc}") from None
 
 
 class Auditor:
@@ -120,24 +107,28 @@ class Auditor:
         finally:
             store.close()
 
-    def audit(self, path: Path, fmt: str | None = None) -> AuditResult:
-        fmt = fmt or detect_format(path)
-        if fmt not in {*ExportFormat, MATERIALIZED}:
-            choices = ", ".join([*ExportFormat, MATERIALIZED])
-            raise InputError(f"unknown format {fmt!r}; choose one of {choices}")
-        if fmt == ExportFormat.GOLD:
-            raise InputError("gold predictions are the fixes themselves: there is nothing to audit")
-        if fmt == MATERIALIZED:
+    def audit(self, path: Path, name: str | None = None) -> AuditResult:
+        name = name or detect_format(path)
+        formats = export_formats()
+        if name not in {*formats, MATERIALIZED}:
+            choices = ", ".join([*formats, MATERIALIZED])
+            raise InputError(f"unknown format {name!r}; choose one of {choices}")
+        if name == MATERIALIZED:
             result = self._materialized(path)
-        elif fmt == ExportFormat.HARBOR:
-            result = self._harbor(path)
         else:
-            result = self._file(path, fmt)
+            result = self._export(path, formats[name])
         result.target = str(path)
         result.needles = sum(len(self.evidence.needles(t)) for t in set(result.task_ids))
         result.unchecked[:0] = self.evidence.without_needles(result.task_ids)
-        self._remember(result, fmt)
+        self._remember(result, name)
         return result
+
+    def _export(self, path: Path, fmt: ExportFormat) -> AuditResult:
+        if isinstance(fmt.view, Unread):
+            raise InputError(fmt.view.refusal)
+        if isinstance(fmt.view, FolderView):
+            return self._folder(path, fmt.view)
+        return self._file(path, fmt, fmt.view)
 
     def _task(self, task_id: str, where: Path) -> Task:
         if task_id not in self.tasks:
@@ -153,38 +144,34 @@ class Auditor:
             result.unchecked.append(VERIFIED_IN.format(manifest["image_name"]))
         return self._with_images(result, images)
 
-    def _harbor(self, folder: Path) -> AuditResult:
+    def _folder(self, folder: Path, view: FolderView) -> AuditResult:
         result = AuditResult(str(folder))
         images = []
-        for task_folder in sorted(p for p in folder.iterdir() if (p / "task.toml").is_file()):
-            config = tomllib.loads((task_folder / "task.toml").read_text(encoding="utf-8"))
-            task = self._task(config["metadata"]["task_id"], task_folder)
+        for found in view.tasks(folder):
+            task = self._task(found.task_id, found.folder)
             result.merge(
-                audit_folder(task_folder, self.evidence, [task.task_id], leave_out=HARBOR_HIDDEN)
+                audit_folder(found.folder, self.evidence, [task.task_id], leave_out=view.hidden)
             )
-            images.append((config["environment"]["docker_image"], [task.task_id]))
+            images.append((found.image, [task.task_id]))
         return self._with_images(result, images)
 
-    def _file(self, path: Path, fmt: str) -> AuditResult:
-        id_field, shown = RECORD_FIELDS[ExportFormat(fmt)]
-        by_id = self.tasks
-        if fmt == ExportFormat.SWESMITH:
-            by_id = {instance_id(t): t for t in self.tasks.values()}
+    def _file(self, path: Path, fmt: ExportFormat, view: RecordView) -> AuditResult:
+        by_id = {view.task_key(t): t for t in self.tasks.values()}
         texts, images = [], []
         records = _records(path, fmt)
         for number, record in enumerate(records, 1):
-            if record.get(id_field) not in by_id:
+            if record.get(view.id_field) not in by_id:
                 raise InputError(f"{path}: record {number} is not a task of {self.build}")
-            task = by_id[record[id_field]]
+            task = by_id[record[view.id_field]]
             texts += [
                 (task.task_id, f"{path} record {number} {name}", str(record[name]))
-                for name in shown
+                for name in view.shown
                 if record.get(name)
             ]
-            if record.get("image_name") and fmt in AGENT_IMAGES:
+            if record.get("image_name") and view.agent_images:
                 images.append((record["image_name"], [task.task_id]))
         result = audit_texts(str(path), self.evidence, texts)
-        if fmt not in AGENT_IMAGES:
+        if not view.agent_images:
             result.unchecked += sorted(
                 {VERIFIED_IN.format(r["image_name"]) for r in records if r.get("image_name")}
             )
@@ -226,9 +213,9 @@ class Auditor:
 def default_targets(build: Path) -> list[Path]:
     """The exports written into ``build`` under their default names."""
     return [
-        build / name
-        for name in DEFAULT_NAMES.values()
-        if (build / name).exists() and name != DEFAULT_NAMES[ExportFormat.GOLD]
+        build / fmt.default_name
+        for fmt in export_formats().values()
+        if (build / fmt.default_name).exists() and not isinstance(fmt.view, Unread)
     ]
 
 

@@ -23,15 +23,21 @@ from rich.markup import escape
 from corrupt.cli.build import build, build_many
 from corrupt.cli.consoles import UNSAFE_WARNING, console, err_console, friendly
 from corrupt.corruptors.models import CorruptionKind
-from corrupt.outputs.formats import ExportFormat
+from corrupt.outputs.formats import format_names
 from corrupt.pipeline.options import MAX_HOPS_HELP, MIN_HOPS_HELP, REPO_HELP
 from corrupt.sandboxes.registry import DEFAULT_SANDBOX, SandboxName
 from corrupt.selection.models import SliceName
 from corrupt.tasks.modes import TaskMode
 
 if TYPE_CHECKING:
+    from corrupt.outputs.formats import ExportFormat
     from corrupt.repos.models import Checkout
     from corrupt.tasks.models import Task
+
+if TYPE_CHECKING:
+    FormatChoice = str
+else:
+    FormatChoice = Literal[tuple(format_names())]  # the formats' own modules name them
 
 
 class _Group(typer.core.TyperGroup):
@@ -202,7 +208,7 @@ def baseline(
 @friendly
 def export(
     build: Path = typer.Argument(..., help=BUILD_OR_TASKS_HELP),
-    format_: ExportFormat = typer.Option(ExportFormat.JSONL, "--format", help="record format"),
+    format_: FormatChoice = typer.Option("jsonl", "--format", help="record format"),
     out: Path | None = typer.Option(
         None, help="file (harbor: folder) to write; - for stdout (default: in BUILD)"
     ),
@@ -212,47 +218,49 @@ def export(
 ) -> None:
     """Write a build's tasks for a harness: SWE-bench, SWE-smith, Harbor, PDB, JSONL or Parquet."""
     from corrupt.errors import InputError
-    from corrupt.outputs.export import DEFAULT_NAMES, NEEDS_IMAGES, check_target, export_tasks
-    from corrupt.outputs.swesmith import profiles_path
+    from corrupt.outputs.export import check_target, export_format, export_tasks
+    from corrupt.outputs.formats import Unread
     from corrupt.repos.original import original_checkout
     from corrupt.tasks.store import Store
     from corrupt.tasks.taskfile import read_jsonl
 
+    fmt = export_format(format_)
     report = err_console if str(out) == "-" else console
     if out is not None:
-        check_target(format_, out)
+        check_target(fmt, out)
     if build.is_file():  # a task JSONL: records only, no file contents
-        if format_ in NEEDS_IMAGES or format_ == ExportFormat.PDB:
-            raise InputError(f"the {format_} format needs a build folder, not a task file")
+        if fmt.needs_images or fmt.needs_files:
+            raise InputError(f"the {fmt.name} format needs a build folder, not a task file")
         tasks = read_jsonl(build)
-        target = out or build.parent / DEFAULT_NAMES[format_]
-        written = export_tasks(tasks, format_, target)
+        target = out or build.parent / fmt.default_name
+        written = export_tasks(tasks, fmt.name, target)
     else:
         if not build.is_dir():
             raise InputError(f"no such build folder or task file: {build}")
         store = Store.open(build)
         try:
             tasks = store.list_tasks()
-            target = out or build / DEFAULT_NAMES[format_]
+            target = out or build / fmt.default_name
             files_for = lambda t: store.task_files(t.task_id)  # noqa: E731
-            if format_ in NEEDS_IMAGES:
+            if fmt.needs_images:
                 checkout = original_checkout(store.checkout_info())
                 written = _export_with_images(
-                    checkout, files_for, tasks, format_, target, base_image, report
+                    checkout, files_for, tasks, fmt, target, base_image, report
                 )
             else:
-                written = export_tasks(tasks, format_, target, files_for=files_for)
+                written = export_tasks(tasks, fmt.name, target, files_for=files_for)
         finally:
             store.close()
     report.print(
-        f"{written} {format_} records from {len(tasks)} tasks -> {target}", highlight=False
+        f"{written} {fmt.name} records from {len(tasks)} tasks -> {target}", highlight=False
     )
-    if format_ == ExportFormat.SWESMITH:
-        report.print(f"SWE-smith profiles -> {profiles_path(target)}", highlight=False)
-    if build.is_file() or str(target) == "-" or format_ == ExportFormat.GOLD:
+    if fmt.side_files_are:
+        for side_file in fmt.side_files(target):
+            report.print(f"{fmt.side_files_are} -> {side_file}", highlight=False)
+    if build.is_file() or str(target) == "-" or isinstance(fmt.view, Unread):
         reason = (
-            "gold predictions are the answers"
-            if format_ == ExportFormat.GOLD
+            fmt.view.why
+            if isinstance(fmt.view, Unread)
             else (
                 "written to stdout"
                 if str(target) == "-"
@@ -261,13 +269,8 @@ def export(
         )
         report.print(f"not audited for leaks: {reason}", highlight=False)
         return
-    side_files = {
-        ExportFormat.JSONL: [
-            target.with_name(target.name.removesuffix(".jsonl") + ".features.json")
-        ],
-        ExportFormat.SWESMITH: [profiles_path(target)],
-    }.get(format_, [])
-    audit_line = _audited(build, [target, *side_files], format_, format_ in NEEDS_IMAGES)
+    written_files = [target, *fmt.side_files(target)]
+    audit_line = _audited(build, written_files, fmt.name, fmt.needs_images)
     report.print(audit_line, highlight=False, soft_wrap=True)
 
 
@@ -302,7 +305,7 @@ def _export_with_images(
     images = ExportImages(checkout, files_for, base_image=base_image)
     try:
         with counting_bar(report) as bar:
-            total = len(tasks) + (fmt == ExportFormat.SWESMITH)  # SWE-smith: its profile image too
+            total = len(tasks) + fmt.extra_images
             row = bar.add_task("images", total=total, detail="")
             started: list[str] = []
 
@@ -311,7 +314,7 @@ def _export_with_images(
                 started.append(what)
 
             images.on_image = on_image
-            written = export_tasks(tasks, fmt, out, images=images)
+            written = export_tasks(tasks, fmt.name, out, images=images)
             bar.update(row, completed=total, detail="done")
     finally:
         images.close()
@@ -513,7 +516,7 @@ def slice_command(
     where = spec.describe() + (f", {hops.describe()} hops" if hops.limited else "")
     if not chosen:
         raise SelectionError(f"none of the {len(tasks)} tasks in {build} is in slice {where}")
-    export_tasks(chosen, ExportFormat.JSONL, out)
+    export_tasks(chosen, "jsonl", out)
     console.print(f"{len(chosen)} of {len(tasks)} tasks in slice {where} -> {out}", highlight=False)
 
 

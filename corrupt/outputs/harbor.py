@@ -21,11 +21,11 @@ from pathlib import Path
 
 from corrupt.errors import InputError
 from corrupt.outputs.files import umask
+from corrupt.outputs.formats.harbor import MARKER
 from corrupt.outputs.swebench import PYTEST_FLAGS, in_testbed
 from corrupt.outputs.task_image import TaskImage
 from corrupt.tasks.models import Task
 
-MARKER = ".corrupt-harbor-export"  # what lets a later export replace the folder
 GRADE = '''\
 """Reward 1 when every FAIL_TO_PASS and PASS_TO_PASS test PASSED in a pytest -rA log, else 0."""
 import json, sys
