@@ -25,6 +25,7 @@ DECIDING = (
     "screening/screen.py",
     "tasks/assemble.py",
     "pipeline/build.py",
+    "pipeline/options.py",  # the defaults: --min-failing, --min-covering, ...
 )
 
 
