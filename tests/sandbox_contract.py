@@ -31,7 +31,7 @@ import pytest
 from repos_run_support import fixture_checkout, session_cache, tree_digest
 
 from corrupt.errors import SandboxError
-from corrupt.repos.models import Command, Limits
+from corrupt.repos.models import IO_DIR, Command, Limits
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.local.limits import memory_cgroups
 from corrupt.suites.runner import run_tests
@@ -61,6 +61,7 @@ __all__ = [
     "test_contract_sysctls_cannot_be_written",
     "test_contract_restoring_a_patched_file_never_follows_a_link",
     "test_contract_memory_outside_the_heap_is_bounded",
+    "test_contract_a_served_command_gets_the_same_box_as_a_run",
 ]
 
 
@@ -501,3 +502,45 @@ def test_contract_memory_outside_the_heap_is_bounded(sandbox, hostile):
     assert result.exc_type == "Killed" or (
         held.startswith("held") and int(held.split()[1]) <= 256 + 128
     ), held
+
+
+SERVER = """
+import json, os, socket, sys
+for line in sys.stdin:
+    try:
+        socket.create_connection(("1.1.1.1", 53), timeout=2).close()
+        network = True
+    except OSError:
+        network = False
+    open(os.path.join(sys.argv[1], "out.txt"), "w").write("written")
+    print(json.dumps({
+        "env": sorted(os.environ), "network": network, "cwd": os.getcwd(),
+        "late": os.path.exists("late.txt"),
+    }), flush=True)
+"""
+
+
+def test_contract_a_served_command_gets_the_same_box_as_a_run(sandbox, hostile, monkeypatch):
+    """A long-lived server (the warm screening transport): no tokens, no network, the
+    tree at /testbed, its outputs taken; a file the host writes into the tree after the
+    start reaches it exactly when the service says it shares the tree; once closed it
+    is gone."""
+    checkout, env = hostile
+    monkeypatch.setenv("GITHUB_TOKEN", SECRET)
+    with Workspace(checkout) as ws:
+        service = sandbox.serve(env, ws.path, Command(["python", "-c", SERVER, IO_DIR]))
+        try:
+            (ws.path / "late.txt").write_text("after the start")
+            service.send({})
+            answer = service.receive(60)
+            assert "GITHUB_TOKEN" not in answer["env"]
+            assert answer["network"] is False
+            assert answer["cwd"] == "/testbed"
+            assert answer["late"] is service.shares_tree
+            assert service.outputs(["out.txt"]) == {"out.txt": b"written"}
+            assert service.outputs(["out.txt"]) == {}  # taken, not left behind
+        finally:
+            service.close()
+        with pytest.raises(SandboxError):
+            service.send({})
+            service.receive(5)

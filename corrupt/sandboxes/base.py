@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import os
 import stat
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -116,6 +118,10 @@ class InFlight:
 class Service(ABC):
     """A server started by :meth:`Sandbox.serve`: JSON lines in, JSON lines out."""
 
+    # Whether the server works in the caller's tree (a local box binds it) or in a copy
+    # of it made at start (a container): then files the caller writes later never reach it.
+    shares_tree: bool = True
+
     @abstractmethod
     def send(self, message: dict[str, Any]) -> None:
         """Write one request; SandboxError when the server is gone."""
@@ -131,6 +137,40 @@ class Service(ABC):
     @abstractmethod
     def close(self) -> None:
         """End the server and everything it started; safe to call twice."""
+
+
+class JsonLines:
+    """A server's replies: its output split into lines, each a JSON object, read
+    against a deadline. ``ready(seconds)`` waits for output; ``read()`` takes what
+    came (None once the server's output has ended); ``last_words()`` says why it ended."""
+
+    def __init__(
+        self,
+        ready: Callable[[float], bool],
+        read: Callable[[], bytes | None],
+        last_words: Callable[[], str],
+    ) -> None:
+        self._ready, self._read, self._last_words = ready, read, last_words
+        self._buffer = b""
+
+    def next(self, timeout: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._ready(left):
+                raise SandboxError(f"the server did not answer within {timeout:.0f} s")
+            chunk = self._read()
+            if chunk is None:
+                raise SandboxError(f"the server ended: {self._last_words()}")
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            raise SandboxError("the server wrote something that is not a JSON line") from None
+        if not isinstance(message, dict):
+            raise SandboxError("the server wrote something that is not a JSON object")
+        return message
 
 
 def with_io_dir(values: list[str], where: str) -> list[str]:

@@ -119,8 +119,8 @@ class WarmServer:
         reimport: Reimport = Reimport.NEVER,
     ) -> WarmRun:
         """The run of ``select`` with ``files`` in place (they are already written into
-        the tree: a re-importing child reads them there). WarmUnavailable when the
-        server itself stopped working.
+        the tree: a re-importing child reads them there; a server with a tree of its
+        own writes them into it). WarmUnavailable when the server itself stopped working.
 
         ``quiet``: files of ``files`` whose changed statements ran only inside
         tests (:func:`corrupt.corruptors.reach.ran_outside_tests`)."""
@@ -157,10 +157,13 @@ class WarmServer:
                 "io": IO_DIR,
                 "always": reimport is Reimport.ALWAYS,
             }
+        own_tree = not self.service.shares_tree
+        if own_tree:  # a container's copy: the server writes the files and sends the report
+            request["own_tree"] = True
         try:
             self.service.send(request)
             reply = self.service.receive(timeout + REPLY_MARGIN)
-            data = self.service.outputs([name]).get(name)
+            data = _carried(reply) if own_tree else self.service.outputs([name]).get(name)
         except SandboxError as exc:
             raise WarmUnavailable(exc.message) from None
         if reply.get("id") != request["id"]:
@@ -186,3 +189,9 @@ class WarmServer:
 
     def close(self) -> None:
         self.service.close()
+
+
+def _carried(reply: dict[str, object]) -> bytes | None:
+    """The report a server with a tree of its own sent in its reply."""
+    text = reply.get("report_text")
+    return text.encode("utf-8") if isinstance(text, str) else None

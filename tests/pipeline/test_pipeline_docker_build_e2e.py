@@ -1,4 +1,5 @@
-"""`corrupt build --sandbox docker` on the bundled example agrees with a local build of the same seed.
+"""`corrupt build --sandbox docker` on the bundled example agrees with a local build of the same seed,
+both screening warm.
 
 Both builds run on one frozen copy of examples/minishop, so they see the same
 tree (and commit id) even while the example is being edited. One test does
@@ -42,6 +43,16 @@ def tasks_of(out: Path) -> list[Task]:
         store.close()
 
 
+def screening_of(out: Path) -> dict[str, object]:
+    store = Store.open(out)
+    try:
+        record = store.get_meta("screening")
+    finally:
+        store.close()
+    assert isinstance(record, dict)
+    return record
+
+
 def test_docker_build_matches_local_build(tmp_path: Path) -> None:
     host, base = find_engine()
     if not EXAMPLE.is_dir():
@@ -76,6 +87,11 @@ def test_docker_build_matches_local_build(tmp_path: Path) -> None:
         }
 
     assert tests_by_id(docker) == tests_by_id(local)
+    # both screened in a warm server (the docker one in a container of its own), none fresh
+    for name in ("local", "docker"):
+        record = screening_of(tmp_path / name)
+        assert record["mode"] == "warm" and record["warm"] is True, (name, record)
+        assert record["warm_runs"] and not record["fallbacks"], (name, record)
     assert all(t.image_name is None for t in local)
     images = {t.image_name for t in docker}
     assert len(images) == 1 and None not in images

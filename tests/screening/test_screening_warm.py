@@ -11,8 +11,7 @@ import dataclasses
 import pytest
 from repos_run_support import fixture_checkout, session_cache
 
-from corrupt.errors import SandboxError
-from corrupt.repos.models import IO_DIR, Baseline, Command, Limits, TestReport
+from corrupt.repos.models import Baseline, TestReport
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.local.sandbox import LocalSandbox
 from corrupt.screening.screen import RunBudget, TreeScreener, check_selection
@@ -534,38 +533,6 @@ def test_screening_runs_the_quickest_files_first(shapes, ws, mode, quick):
     assert list(report.results) == [quick]  # the failure budget of one stopped the run there
     assert report.stopped_early
     assert screener.policy.warm_runs == (mode == ScreeningMode.WARM)
-
-
-SERVER = """
-import json, os, socket, sys
-for line in sys.stdin:
-    try:
-        socket.create_connection(("1.1.1.1", 53), timeout=2).close()
-        network = True
-    except OSError:
-        network = False
-    open(os.path.join(sys.argv[1], "out.txt"), "w").write("written")
-    print(json.dumps({"env": sorted(os.environ), "network": network, "cwd": os.getcwd()}), flush=True)
-"""
-
-
-def test_a_served_command_gets_the_same_box_as_a_run(shapes, ws, monkeypatch):
-    _, sandbox, env = shapes
-    monkeypatch.setenv("GITHUB_TOKEN", "secret-token")
-    command = Command(["python", "-c", SERVER, IO_DIR], limits=Limits())
-    service = sandbox.serve(env, ws.path, command)
-    try:
-        service.send({})
-        answer = service.receive(30)
-        assert "GITHUB_TOKEN" not in answer["env"]
-        assert answer["network"] is False
-        assert answer["cwd"] == "/testbed"
-        assert service.outputs(["out.txt"]) == {"out.txt": b"written"}
-        assert service.outputs(["out.txt"]) == {}  # taken, not left behind
-    finally:
-        service.close()
-    with pytest.raises(SandboxError):
-        service.send({})
 
 
 def test_a_child_writes_no_progress_for_its_tests(server, ws):

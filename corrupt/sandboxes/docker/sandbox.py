@@ -27,19 +27,19 @@ from typing import Any, BinaryIO
 
 import docker
 import requests
-from docker.errors import APIError, BuildError, DockerException, ImageNotFound, NotFound
+from docker.errors import APIError, BuildError, DockerException, ImageNotFound
 from docker.models.containers import Container
 
 from corrupt.cache import cache_root
 from corrupt.errors import SandboxError
 from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment, Limits
 from corrupt.sandboxes.base import (
-    MAX_COLLECT_BYTES,
     InFlight,
     Sandbox,
     io_file_names,
     with_io_dir,
 )
+from corrupt.sandboxes.docker.containers import IO_PATH, read_out, remove_container, short
 from corrupt.sandboxes.docker.images import (
     DEFAULT_BASE_IMAGE,
     LABEL_RECIPE,
@@ -52,6 +52,7 @@ from corrupt.sandboxes.docker.images import (
     recipe_digest,
     tree_archive,
 )
+from corrupt.sandboxes.docker.service import DockerService
 
 BASE_ENV = {
     "PATH": "/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -72,7 +73,6 @@ _COPY_ATTEMPTS = 3
 _API_TIMEOUT = 300
 LABEL_SANDBOX = "corrupt.sandbox"
 LABEL_TREE = "corrupt.tree"  # lets tests and operators find a run's container
-IO_PATH = "/corrupt-io"  # the run's I/O folder inside the container
 _OPEN_FILES = 8192
 
 
@@ -120,7 +120,7 @@ class DockerSandbox(Sandbox):
             except (DockerException, requests.RequestException) as exc:
                 where = self.docker_host or "DOCKER_HOST / the default socket"
                 raise SandboxError(
-                    f"no container engine reachable at {where} ({_short(exc)}); {ENGINE_HINT}"
+                    f"no container engine reachable at {where} ({short(exc)}); {ENGINE_HINT}"
                 ) from None
             self._client = client
         return self._client
@@ -174,7 +174,7 @@ class DockerSandbox(Sandbox):
             self.client.images.pull(self.base_image)
         except (DockerException, requests.RequestException) as exc:
             raise SandboxError(
-                f"base image {self.base_image} is not on the engine and could not be pulled ({_short(exc)}); "
+                f"base image {self.base_image} is not on the engine and could not be pulled ({short(exc)}); "
                 "pass --base-image with a local image that has python3 and venv "
                 "(scripts/container-engine.sh builds corrupt/base:bookworm)"
             ) from None
@@ -230,7 +230,7 @@ class DockerSandbox(Sandbox):
                         raise BuildError(chunk["error"].strip(), [])
             except (DockerException, requests.RequestException) as exc:
                 out.write(f"\nbuild failed: {exc}\n")
-                lines = " | ".join(tail) or _short(exc)
+                lines = " | ".join(tail) or short(exc)
                 raise SandboxError(
                     f"image build for {what} failed (log: {log}); last lines: {lines}"
                 ) from None
@@ -242,16 +242,7 @@ class DockerSandbox(Sandbox):
         io_file_names(command)
         tree = Path(tree).resolve()
         limits = command.limits
-        args = with_io_dir(list(command.argv), IO_PATH)
-        argv = [
-            env.python if i == 0 and arg == "python" else _inside(arg, tree)
-            for i, arg in enumerate(args)
-        ]
-        values = with_io_dir(list(command.env.values()), IO_PATH)
-        environment = {
-            **BASE_ENV,
-            **{k: _inside(v, tree) for k, v in zip(command.env, values, strict=True)},
-        }
+        argv, environment = _in_container(env, tree, command)
         options = self._container_options(limits)
         started = time.monotonic()
         container = None
@@ -281,16 +272,33 @@ class DockerSandbox(Sandbox):
             files = {
                 name: data
                 for name in command.collect
-                if (data := _read_out(container, name)) is not None
+                if (data := read_out(container, name)) is not None
             }
             return CommandResult(
                 exit_code, stdout, stderr, duration, timed_out=timed_out, killed=killed, files=files
             )
         except (DockerException, requests.RequestException) as exc:
-            raise SandboxError(f"container run failed on the engine: {_short(exc)}") from None
+            raise SandboxError(f"container run failed on the engine: {short(exc)}") from None
         finally:
             if container is not None:
-                _remove(container)
+                remove_container(container)
+
+    def serve(self, env: Environment, tree: Path, command: Command) -> DockerService:
+        """The command in a container of its own, with a copy of ``tree`` made now, spoken
+        to over the engine's attach stream (its stdin and stdout)."""
+        io_file_names(command)
+        tree = Path(tree).resolve()
+        argv, environment = _in_container(env, tree, command)
+        options = {**self._container_options(command.limits), "stdin_open": True}
+        try:
+            container = self._created(env, argv, environment, tree, command.files, options)
+            try:
+                return DockerService(container, self.inflight)
+            except BaseException:
+                remove_container(container)
+                raise
+        except (DockerException, requests.RequestException) as exc:
+            raise SandboxError(f"container server failed on the engine: {short(exc)}") from None
 
     def _container_options(self, limits: Limits) -> dict[str, Any]:
         """The engine's limits for one run: memory, CPU, processes, file size, no network
@@ -353,7 +361,7 @@ class DockerSandbox(Sandbox):
                 container.put_archive("/", inputs)
                 return container
             except APIError as exc:
-                _remove(container)
+                remove_container(container)
                 # Podman's archive endpoint now and then loses its helper process under
                 # load ("broken pipe"). Nothing has run yet, so a fresh container is a
                 # clean retry; without one a screening run would count as an error and
@@ -362,9 +370,27 @@ class DockerSandbox(Sandbox):
                     raise
                 time.sleep(0.2 * attempt)
             except BaseException:  # the container is not the caller's yet: remove it here
-                _remove(container)
+                remove_container(container)
                 raise
         raise AssertionError("the last attempt returns or raises")
+
+
+def _in_container(
+    env: Environment, tree: Path, command: Command
+) -> tuple[list[str], dict[str, str]]:
+    """The command's argv and environment as the container sees them: the I/O folder
+    and the working tree at their container paths, over the scrubbed base."""
+    args = with_io_dir(list(command.argv), IO_PATH)
+    argv = [
+        env.python if i == 0 and arg == "python" else _inside(arg, tree)
+        for i, arg in enumerate(args)
+    ]
+    values = with_io_dir(list(command.env.values()), IO_PATH)
+    environment = {
+        **BASE_ENV,
+        **{k: _inside(v, tree) for k, v in zip(command.env, values, strict=True)},
+    }
+    return argv, environment
 
 
 def _inside(value: str, tree: Path) -> str:
@@ -384,40 +410,6 @@ def _io_archive(files: dict[str, bytes]) -> bytes:
             info.size, info.mode = len(data), 0o644
             tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
-
-
-def _read_out(container: Any, name: str) -> bytes | None:
-    """``IO_PATH/name`` if it is a regular file within the cap; never extracted to disk."""
-    try:
-        stream, _ = container.get_archive(f"{IO_PATH}/{name}")
-    except NotFound:
-        return None
-    chunks, size = [], 0
-    for chunk in stream:
-        size += len(chunk)
-        if size > MAX_COLLECT_BYTES + 1024 * 1024:  # the tar's own headers on top of the cap
-            return None
-        chunks.append(chunk)
-    try:
-        with tarfile.open(fileobj=io.BytesIO(b"".join(chunks))) as tar:
-            member = tar.next()
-            if member is None or not member.isreg() or member.size > MAX_COLLECT_BYTES:
-                return None
-            handle = tar.extractfile(member)
-            return handle.read() if handle else None
-    except tarfile.TarError:  # the engine sent no archive (a link to /dev/zero, say): unreadable
-        return None
-
-
-def _remove(container: Any) -> None:
-    """Force-remove; a container already gone, or an engine gone with it, leaves nothing to clean."""
-    with contextlib.suppress(APIError, requests.RequestException):
-        container.remove(force=True)
-
-
-def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:300]
 
 
 def _say(progress: Callable[[str], None] | None, message: str) -> None:

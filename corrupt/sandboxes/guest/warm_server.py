@@ -8,9 +8,12 @@ on its stdin, one per candidate:
 
 ``{"id", "files": {path: source}, "originals": {path: source}, "quiet":
 [paths], "select": [nodeids], "maxfail", "per_test_timeout", "call_timeouts",
-"deadline", "report", "reimport"}``; ``quiet`` names the files whose changed
+"deadline", "report", "reimport", "own_tree"}``; ``quiet`` names the files whose changed
 statements, by the baseline's coverage, ran only inside tests (not while the
-suite was collected).
+suite was collected). ``own_tree``: this server's tree and I/O folder are its
+own copies, out of the host's reach (a container): the server writes the
+candidate's files into the tree before the child runs and puts the originals
+back after, and the reply carries the report (``report_text``).
 
 Which functions ran while the suite was collected is recorded here (a
 profiler, while importing and collecting) unless the first argument is
@@ -56,6 +59,7 @@ import os
 import re
 import select
 import signal
+import stat
 import sys
 import time
 import types
@@ -66,6 +70,7 @@ CHILD_FAILED = 70  # the child failed in this file's code, not in a test
 FROM_COVERAGE = "--collection-from-coverage"
 IO = os.path.dirname(os.path.abspath(__file__))  # the run's I/O folder: reports go here
 POLL_SECONDS = (0.0005, 0.002, 0.01)  # child polling without a pidfd: short first
+MAX_REPORT_BYTES = 256 * 1024 * 1024  # as the host's cap on a collected file
 
 
 class NotSwappable(Exception):
@@ -102,6 +107,7 @@ class Server:
     def __init__(self, requests, replies, calls):
         self.requests, self.replies = requests, replies
         self.calls = calls  # None: what ran at collection is not recorded
+        self.tree = os.getcwd()  # with ``own_tree``, where a candidate's files are written
         self.served = False
         self.positions = {}
 
@@ -154,6 +160,21 @@ class Server:
                 why = answer["fallback"] or swaps.not_reimportable
                 return {**answer, "fallback": why, "seconds": round(time.monotonic() - began, 4)}
             answer["reimported"] = True
+        if not request.get("own_tree"):
+            return {**answer, **self.forked(session, reporter, swaps, request, plan, began)}
+        try:
+            put_files(self.tree, request["files"])
+            answer.update(self.forked(session, reporter, swaps, request, plan, began))
+        finally:
+            restore_files(self.tree, request["files"], request["originals"])
+        return {
+            **answer,
+            "report_text": taken(os.path.join(IO, os.path.basename(request["report"]))),
+        }
+
+    def forked(self, session, reporter, swaps, request, plan, began):
+        """Run the candidate in a child; its exit code, whether it timed out, and the time."""
+        reimport = request.get("reimport")
         pid = os.fork()
         if pid == 0:
             status = CHILD_FAILED
@@ -172,11 +193,50 @@ class Server:
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # whatever the tests started and left behind
         return {
-            **answer,
             "exit": exit_code,
             "timed_out": timed_out,
             "seconds": round(time.monotonic() - began, 4),
         }
+
+
+def put_files(tree, files):
+    """Write a candidate's files into this server's own copy of the tree (``own_tree``)."""
+    for relative, text in files.items():
+        path = os.path.join(tree, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+
+
+def restore_files(tree, files, originals):
+    """Put the tree back as it was before :func:`put_files`: originals rewritten,
+    files the candidate added removed."""
+    for relative in files:
+        path = os.path.join(tree, relative)
+        if relative in originals:
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(originals[relative])
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+
+
+def taken(path, cap=MAX_REPORT_BYTES):
+    """The report a child wrote, read (never through a link, within ``cap``) and removed:
+    with ``own_tree`` the host cannot reach this I/O folder, so the reply carries it.
+    None when there is none, or it is not a plain file within the cap."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        plain = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+        data = handle.read(cap + 1) if plain else b""
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+    if not plain or len(data) > cap:
+        return None
+    return data.decode("utf-8", errors="replace")
 
 
 def locate(items):

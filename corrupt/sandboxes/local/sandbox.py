@@ -43,6 +43,7 @@ from corrupt.errors import SandboxError
 from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment, Limits
 from corrupt.sandboxes.base import (
     InFlight,
+    JsonLines,
     Sandbox,
     Service,
     io_file_names,
@@ -189,7 +190,7 @@ class LocalService(Service):
     ) -> None:
         self.scratch, self.io = scratch, io
         self._stack = ExitStack()
-        self._buffer = b""
+        self._replies = JsonLines(self._ready, self._read, self._last_words)
         try:
             preexec = self._stack.enter_context(confined(limits))
             log = self._stack.enter_context(open(scratch / "stderr", "wb"))  # noqa: SIM115
@@ -221,25 +222,17 @@ class LocalService(Service):
             raise SandboxError(f"the server ended: {self._last_words()}") from None
 
     def receive(self, timeout: float) -> dict[str, Any]:
+        return self._replies.next(timeout)
+
+    def _ready(self, seconds: float) -> bool:
         stdout = self.proc.stdout
         assert stdout is not None
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([stdout], [], [], left)[0]:
-                raise SandboxError(f"the server did not answer within {timeout:.0f} s")
-            chunk = os.read(stdout.fileno(), 1 << 16)
-            if not chunk:
-                raise SandboxError(f"the server ended: {self._last_words()}")
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        try:
-            message = json.loads(line)
-        except ValueError:
-            raise SandboxError("the server wrote something that is not a JSON line") from None
-        if not isinstance(message, dict):
-            raise SandboxError("the server wrote something that is not a JSON object")
-        return message
+        return bool(select.select([stdout], [], [], seconds)[0])
+
+    def _read(self) -> bytes | None:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        return os.read(stdout.fileno(), 1 << 16) or None
 
     def outputs(self, names: list[str]) -> dict[str, bytes]:
         found = read_outputs(self.io, names)
