@@ -529,6 +529,8 @@ def test_contract_a_served_command_gets_the_same_box_as_a_run(sandbox, hostile, 
     monkeypatch.setenv("GITHUB_TOKEN", SECRET)
     with Workspace(checkout) as ws:
         service = sandbox.serve(env, ws.path, Command(["python", "-c", SERVER, IO_DIR]))
+        if service is None:
+            pytest.skip("this sandbox keeps no server (serve is optional; screening is fresh)")
         try:
             (ws.path / "late.txt").write_text("after the start")
             service.send({})

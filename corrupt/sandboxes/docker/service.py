@@ -67,7 +67,9 @@ class DockerService(Service):
     def outputs(self, names: list[str]) -> dict[str, bytes]:
         """Read the files out, then remove them inside the container (taken, as from a run)."""
         try:
-            found = {name: data for name in names if (data := read_out(self.container, name))}
+            found = {
+                name: data for name in names if (data := read_out(self.container, name)) is not None
+            }
             if names:
                 self.container.exec_run(["rm", "-f", "--", *[f"{IO_PATH}/{n}" for n in names]])
         except (DockerException, requests.RequestException) as exc:
