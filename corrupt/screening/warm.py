@@ -90,7 +90,10 @@ class WarmServer:
             f"{server}.py": WARM_SERVER.read_bytes(),
         }
         command = Command(argv=argv, env=extra_env, limits=Limits(), files=files)
-        service = sandbox.serve(env, tree, command)
+        try:
+            service = sandbox.serve(env, tree, command)
+        except SandboxError as exc:  # e.g. the engine refused the container: run fresh instead
+            raise WarmUnavailable(f"the warm server could not start: {exc.message}") from None
         if service is None:
             raise WarmUnavailable(f"the {sandbox.name} sandbox cannot keep a server")
         self.service: Service = service

@@ -6,13 +6,15 @@ process (tests/screening/test_screening_warm.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from docker_engine import engine_client, find_engine
 from repos_run_support import fixture_checkout
 
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.docker.sandbox import DockerSandbox
-from corrupt.screening.warm import Reimport, WarmServer
+from corrupt.screening.warm import Reimport, WarmServer, WarmUnavailable
 from corrupt.suites.runner import run_tests
 
 pytestmark = pytest.mark.docker
@@ -112,3 +114,10 @@ def test_closing_the_server_removes_its_container(shapes, ws):
     warm.close()
     with engine_client(find_engine()[0]) as client:
         assert not client.containers.list(all=True, filters={"id": container.id})
+
+
+def test_a_server_the_engine_cannot_start_means_fresh_runs_not_a_failed_build(shapes, ws):
+    _, sandbox, env = shapes
+    gone = dataclasses.replace(env, location="corrupt/no-such-image:0")
+    with pytest.raises(WarmUnavailable, match="could not start: image corrupt/no-such-image"):
+        WarmServer(sandbox, gone, ws.path, startup_timeout=60)
