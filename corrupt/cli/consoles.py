@@ -8,9 +8,13 @@ error's exit code, so no traceback reaches the user.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import ParamSpec, TypeVar
 
 import typer
@@ -32,13 +36,44 @@ UNSAFE_WARNING = (
 )
 
 
+@contextlib.contextmanager
+def one_interrupt() -> Iterator[None]:
+    """The first Ctrl-C stops the command; later ones are ignored until it has exited.
+
+    A second KeyboardInterrupt raised while the first unwinds (Ctrl-C pressed
+    twice, or once under ``timeout``, which passes its own SIGINT on) lands
+    inside the clean-up: in a thread pool's shutdown it can leave a lock held and
+    the build waiting forever; in an exit handler it leaves scratch folders behind.
+    The clean-up ends every run in flight, so it takes a second or two."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread receives signals
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def first(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, first)
+    interrupted = False
+    try:
+        yield
+    except KeyboardInterrupt:
+        interrupted = True  # SIGINT stays ignored while the command and the interpreter exit
+        raise
+    finally:
+        if not interrupted and previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
 def friendly(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """Turn CorruptError (and Ctrl-C) into a one-line message and an exit code."""
 
     @functools.wraps(fn)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
-            return fn(*args, **kwargs)
+            with one_interrupt():
+                return fn(*args, **kwargs)
         except CorruptError as exc:
             cause = f"[{exc.cause}] " if exc.cause else ""
             err_console.print(

@@ -58,7 +58,9 @@ def _still_running(processes: dict[int, str]) -> list[int]:
     return alive
 
 
-def test_sigint_mid_screening_ends_the_runs_and_exits_130(tmp_path, tmp_path_factory):
+def _interrupted_build(tmp_path, tmp_path_factory, interrupt) -> None:
+    """A build of the sleepy fixture, interrupted by ``interrupt(child)`` mid-screening:
+    it must exit 130 within seconds, its runs ended, not awaited."""
     source = shutil.copytree(FIXTURES / "sleepy", tmp_path / "sleepy")
     session_cache(tmp_path_factory)
     uv_cache = os.environ.get("UV_CACHE_DIR") or os.path.join(
@@ -86,7 +88,7 @@ def test_sigint_mid_screening_ends_the_runs_and_exits_130(tmp_path, tmp_path_fac
         serving = _build_processes_with(child.pid, WARM_MARKER)
         assert serving
         began = time.monotonic()
-        child.send_signal(signal.SIGINT)
+        interrupt(child)
         _, err = child.communicate(timeout=60)
         took = time.monotonic() - began
     finally:
@@ -98,6 +100,24 @@ def test_sigint_mid_screening_ends_the_runs_and_exits_130(tmp_path, tmp_path_fac
     # means the run was ended, not awaited.
     assert took < 8, took
     assert not _still_running(serving)
+
+
+def test_sigint_mid_screening_ends_the_runs_and_exits_130(tmp_path, tmp_path_factory):
+    _interrupted_build(tmp_path, tmp_path_factory, lambda child: child.send_signal(signal.SIGINT))
+
+
+def test_more_sigints_while_the_first_unwinds_do_not_hang_the_build(tmp_path, tmp_path_factory):
+    """Ctrl-C twice, or once under ``timeout`` (which passes its own SIGINT on): a second
+    KeyboardInterrupt raised inside the first one's clean-up could leave a lock of the
+    thread pool held, and the build waiting on it forever."""
+
+    def burst(child: subprocess.Popen[bytes]) -> None:
+        for _ in range(40):
+            with contextlib.suppress(ProcessLookupError):
+                child.send_signal(signal.SIGINT)
+            time.sleep(0.005)
+
+    _interrupted_build(tmp_path, tmp_path_factory, burst)
 
 
 def test_a_cancelled_sandbox_ends_the_run_in_flight_and_refuses_new_ones(tmp_path_factory):
