@@ -143,7 +143,7 @@ def screening_line(record: dict[str, object]) -> str:
     checked = record.get("checked")
     when = ", by an earlier build" if record.get("check_reused") else ""
     how = f"warm (checked on {checked} unchanged tests{when})" if checked else "warm"
-    line = f"screening: {how}, {runs} candidates in the warm server"
+    line = f"screening: {how}, {runs} runs in the warm server"
     reimports = record.get("reimports", 0)
     if reimports:
         line += f", {reimports} re-imported there" + _reasons(record.get("reimport_reasons"))

@@ -220,8 +220,8 @@ class TreeScreener:
     """Runs tests on one worker's working copy with some files replaced.
 
     Screening runs (``__call__``) go to a warm server when the mode and the
-    repository allow, else to a fresh process; :meth:`run` (verification,
-    the baseline's full suite) is always a fresh process.
+    repository allow, else to a fresh process; :meth:`run` (verification)
+    runs the whole suite in a fresh process, and named tests as screening does.
     """
 
     def __init__(
@@ -280,9 +280,21 @@ class TreeScreener:
         trace: Sequence[TraceTarget] = (),
     ) -> TestReport:
         """Run tests (all when ``tests`` is None) with ``files`` written into the working
-        copy; failing tests traced for calls of ``trace`` (see :func:`run_tests`)."""
+        copy; failing tests traced for calls of ``trace`` (see :func:`run_tests`).
+
+        The whole suite always runs in a fresh process (verification's run 1 is what a
+        task's tests are read from). Named tests (verification's rerun, the runs that
+        trace a bug's effect) go to the warm server when screening is warm, with the
+        same limits as a fresh run: what they ask (does a failure repeat, which calls
+        lead to it) depends on the code that runs, which the server shows as a fresh
+        process would or declines."""
+        timeouts = Timeouts(self.budget.per_test_timeout)
+        if tests is not None and self.screening == ScreeningMode.WARM and self.policy.enabled:
+            report = self._warm(files, tests, None, timeouts, trace)
+            if report is not None:
+                return report
         with self.workspace.patched(files):
-            return self._fresh(tests, None, Timeouts(self.budget.per_test_timeout), trace)
+            return self._fresh(tests, None, timeouts, trace)
 
     def close(self) -> None:
         if self._server is not None:
@@ -334,6 +346,7 @@ class TreeScreener:
         tests: Sequence[str] | None,
         max_failures: int | None,
         timeouts: Timeouts,
+        trace: Sequence[TraceTarget] = (),
     ) -> TestReport | None:
         """The warm run's report; None when this candidate (or the repository) needs fresh runs.
 
@@ -344,11 +357,11 @@ class TreeScreener:
         if server is None:
             return None
         try:
-            result = self._served(server, files, tests, max_failures, timeouts)
+            result = self._served(server, files, tests, max_failures, timeouts, trace)
             if result.declined is not None and self.policy.reimport is None:
                 self.policy.check_reimport_once(self._check_reimport)
                 if self.policy.reimport:
-                    result = self._served(server, files, tests, max_failures, timeouts)
+                    result = self._served(server, files, tests, max_failures, timeouts, trace)
         except WarmUnavailable as exc:
             self.policy.disable(f"the warm server stopped: {exc.reason}")
             self.close()
@@ -365,6 +378,7 @@ class TreeScreener:
         tests: Sequence[str] | None,
         max_failures: int | None,
         timeouts: Timeouts,
+        trace: Sequence[TraceTarget],
     ) -> WarmRun:
         originals = {path: self.workspace.read(path) for path in files}
         known = {path: text for path, text in originals.items() if text is not None}
@@ -379,6 +393,7 @@ class TreeScreener:
                 call_timeouts=timeouts.calls,
                 quiet=self._quiet(files, known),
                 reimport=Reimport.DECLINED if self.policy.reimport else Reimport.NEVER,
+                trace=trace,
             )
 
     def _quiet(self, files: dict[str, str], originals: dict[str, str]) -> list[str]:

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corrupt.errors import SandboxError
-from corrupt.repos.models import IO_DIR, Command, Environment, Limits, TestReport
+from corrupt.repos.models import IO_DIR, Command, Environment, Limits, TestReport, TraceTarget
 from corrupt.repos.suiteargs import base_argv, suite_args, test_command
 from corrupt.sandboxes.base import Sandbox, Service
 from corrupt.sandboxes.guest import PYTEST_PLUGIN, WARM_SERVER
-from corrupt.suites.runner import plugin_module, read_report, run_options
+from corrupt.suites.runner import plugin_module, read_report, run_options, trace_spans
 
 REPLY_MARGIN = 30.0  # seconds past a run's deadline before the server counts as hung
 CHILD_FAILED = 70  # warm_server's exit status for a child that failed in corrupt's own code
@@ -120,13 +120,15 @@ class WarmServer:
         call_timeouts: Mapping[str, float] | None = None,
         quiet: Sequence[str] = (),
         reimport: Reimport = Reimport.NEVER,
+        trace: Sequence[TraceTarget] = (),
     ) -> WarmRun:
         """The run of ``select`` with ``files`` in place (they are already written into
         the tree: a re-importing child reads them there; a server with a tree of its
         own writes them into it). WarmUnavailable when the server itself stopped working.
 
         ``quiet``: files of ``files`` whose changed statements ran only inside
-        tests (:func:`corrupt.corruptors.reach.ran_outside_tests`)."""
+        tests (:func:`corrupt.corruptors.reach.ran_outside_tests`); ``trace``: failing
+        tests' calls of those functions are traced, as :func:`run_tests` does."""
         self._requests += 1
         name = f"report-{self._requests}.jsonl"
         request: dict[str, object] = {
@@ -141,6 +143,8 @@ class WarmServer:
             "deadline": timeout,
             "report": name,
         }
+        if trace:
+            request["trace"] = trace_spans(trace)
         if reimport is not Reimport.NEVER:
             options, inputs = run_options(
                 self.tree,
@@ -149,6 +153,7 @@ class WarmServer:
                 per_test_timeout=per_test_timeout,
                 call_timeouts=call_timeouts,
                 subset=self.subset,
+                trace=trace,
             )
             request["reimport"] = {
                 "argv": [

@@ -88,6 +88,7 @@ def run_tests(
         per_test_timeout=per_test_timeout,
         call_timeouts=call_timeouts,
         subset=subset,
+        trace=trace,
     )
     argv = [*base_argv(module), f"--corrupt-report={IO_DIR}/{REPORT}", *options]
     files[f"{module}.py"] = PYTEST_PLUGIN.read_bytes()
@@ -95,9 +96,6 @@ def run_tests(
     if coverage:
         argv.append(f"--corrupt-coverage={IO_DIR}/{COVERAGE}")
         collect.append(COVERAGE)
-    if trace:
-        files[TRACE] = json.dumps([[t.file, t.first, t.last] for t in trace]).encode("utf-8")
-        argv.append(f"--corrupt-trace={IO_DIR}/{TRACE}")
     limits = replace(limits or Limits(), timeout=timeout)
     command = Command(
         argv=argv,
@@ -130,6 +128,7 @@ def run_options(
     per_test_timeout: float | None,
     call_timeouts: Mapping[str, float] | None,
     subset: Sequence[str] = (),
+    trace: Sequence[TraceTarget] = (),
 ) -> tuple[list[str], dict[str, bytes]]:
     """The pytest arguments that choose a run's tests and limits, and the input files
     (by name in the I/O folder) they refer to; a warm server's re-importing child
@@ -146,7 +145,15 @@ def run_options(
     if call_timeouts:
         files[CALLS] = json.dumps(call_timeouts).encode("utf-8")
         argv.append(f"--corrupt-call-timeouts={IO_DIR}/{CALLS}")
+    if trace:
+        files[TRACE] = json.dumps(trace_spans(trace)).encode("utf-8")
+        argv.append(f"--corrupt-trace={IO_DIR}/{TRACE}")
     return argv, files
+
+
+def trace_spans(trace: Sequence[TraceTarget]) -> list[list[str | int]]:
+    """The targets as the plugin reads them (``--corrupt-trace``, a warm request's ``trace``)."""
+    return [[t.file, t.first, t.last] for t in trace]
 
 
 def read_report(

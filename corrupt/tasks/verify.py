@@ -16,7 +16,10 @@ Then the suite, in fresh processes. Why each run that remains is needed
    the code it ran at baseline, where it passed twice (flaky ones are out of
    ``baseline.tests``), and passed once more in run 1. When a changed statement ran
    outside any test (at import or collection), it reaches every test: the whole
-   suite runs again.
+   suite runs again. With warm screening this run goes to the warm server (a
+   fork, not an interpreter start): whether a failure repeats depends on the code
+   the tests run, which the server shows as a fresh process would (it was checked
+   on the unchanged code, and re-imports or declines a change a fork cannot show).
 
 No run of the repaired tree: the static checks prove both repairs give back the
 original bytes, and the original's suite ran green twice at baseline, so it

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from repos_run_support import fixture_checkout, session_cache
 
-from corrupt.repos.models import TraceTarget
+from corrupt.repos.models import Baseline, TraceTarget
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.screening.screen import RunBudget, TreeScreener
 from corrupt.source.edits import changed_lines, edit_script
 from corrupt.suites.runner import run_tests
 from corrupt.tasks import effects
@@ -21,6 +22,7 @@ from corrupt.tasks.models import (
     Task,
     TestsRecord,
 )
+from corrupt.tasks.modes import ScreeningMode
 
 PRICES = "src/chain/prices.py"
 T = "tests/test_prices.py::"
@@ -92,6 +94,51 @@ def test_a_target_the_failing_test_never_calls_has_no_distance(chain):
     assert trace.hops == [None] and trace.calls == [0]
     passing = traced(chain, original(chain), [T + "test_unit_price"], [UNIT_PRICE])
     assert passing.results[T + "test_unit_price"].trace is None  # only failures carry one
+
+
+WARM_TRACED = {
+    # the server swaps the new body into the imported function
+    "swapped": ('return item["price"]', 'return item["price"] + 1'),
+    "swapped, crashing": ('item["price"]', 'item["cost"]'),
+    # a default is evaluated at import: the server declines, a re-importing child runs it
+    "re-imported": ('def unit_price(item):\n    return item["price"]',
+                    'def unit_price(item, extra=1):\n    return item["price"] + extra'),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("change", list(WARM_TRACED))
+def test_a_warm_traced_rerun_traces_what_a_fresh_one_does(chain, change):
+    """Verification's rerun and the effect runs go to the warm server when screening is
+    warm: each failing test's trace must be the one a fresh process gives."""
+    sandbox, env, workspace = chain
+    suite = run_tests(sandbox, env, workspace.path)
+    passing = sorted(suite.passing())
+    baseline = Baseline(
+        commit="fixture", tests=passing, flaky=[], skipped=[], seconds=suite.duration,
+        durations=dict.fromkeys(passing, 0.01), line_coverage={},
+    )  # fmt: skip
+    old, new = WARM_TRACED[change]
+    corrupted = original(chain).replace(old, new)
+    tests = [T + "test_discounted", T + "test_order_total", T + "test_unit_price",
+             "tests/test_prices.txt::test_prices.txt"]  # fmt: skip
+    targets = [UNIT_PRICE, DISCOUNT]
+    screener = TreeScreener(
+        sandbox, env, workspace, RunBudget(60, 5), screening=ScreeningMode.WARM, baseline=baseline
+    )
+    try:
+        warm = screener.run({PRICES: corrupted}, tests=tests, trace=targets)
+        policy = screener.policy
+        assert policy.enabled, policy.reason
+        assert (policy.warm_runs, policy.reimports) == ((0, 1) if "re-" in change else (1, 0))
+        fresh = traced(chain, corrupted, tests, targets)
+        assert warm.failing() == fresh.failing() and len(fresh.failing()) >= 3
+        for nodeid in tests:
+            assert warm.results[nodeid].trace == fresh.results[nodeid].trace, nodeid
+        assert all(fresh.results[n].trace.calls[0] for n in fresh.failing())  # traced, warm too
+        screener.run({PRICES: corrupted})  # the whole suite: a fresh process, always
+        assert screener.suite_runs == 1 and policy.warm_runs + policy.reimports == 1
+    finally:
+        screener.close()
 
 
 def two_bug_task(source: str, corrupted: str) -> Task:

@@ -8,9 +8,11 @@ on its stdin, one per candidate:
 
 ``{"id", "files": {path: source}, "originals": {path: source}, "quiet":
 [paths], "select": [nodeids], "maxfail", "per_test_timeout", "call_timeouts",
-"deadline", "report", "reimport", "own_tree"}``; ``quiet`` names the files whose changed
+"deadline", "report", "trace", "reimport", "own_tree"}``; ``quiet`` names the files whose changed
 statements, by the baseline's coverage, ran only inside tests (not while the
-suite was collected). ``own_tree``: this server's tree and I/O folder are its
+suite was collected). ``trace`` (``[[file, first, last], ...]``, as the plugin's
+``--corrupt-trace`` file holds) has each failing test's calls of those functions
+traced, as a fresh run with that option would (verification's rerun). ``own_tree``: this server's tree and I/O folder are its
 own copies, out of the host's reach (a container): the server writes the
 candidate's files into the tree before the child runs and puts the originals
 back after, and the reply carries the report (``report_text``).
@@ -308,6 +310,8 @@ def child(session, reporter, request, plan, positions):
         chosen = sorted({positions[n] for n in wanted if n in positions})
         items = plugin.in_select_order([items[n] for n in chosen], wanted)
     reporter.path = os.path.join(IO, os.path.basename(request["report"]))
+    trace = request.get("trace")
+    reporter.targets = [tuple(target) for target in trace] if trace else None
     reporter.timeout = request.get("per_test_timeout")
     reporter.call_timeouts = request.get("call_timeouts") or {}
     session.config.option.maxfail = request.get("maxfail") or 0
