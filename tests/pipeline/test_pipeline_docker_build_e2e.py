@@ -87,6 +87,14 @@ def test_docker_build_matches_local_build(tmp_path: Path) -> None:
         }
 
     assert tests_by_id(docker) == tests_by_id(local)
+
+    def effects_by_id(tasks: list[Task]) -> dict[str, list[tuple[str | None, int | None]]]:
+        return {t.task_id: [(b.effect.test, b.effect.hop_distance) for b in t.bugs] for t in tasks}
+
+    # the effects were traced in the warm servers, the docker one's in its container
+    assert effects_by_id(docker) == effects_by_id(local)
+    changed = [b for t in local if t.kind != "deletion" for b in t.bugs]
+    assert changed and all(b.effect.hop_distance is not None for b in changed)
     # both screened in a warm server (the docker one in a container of its own), none fresh
     for name in ("local", "docker"):
         record = screening_of(tmp_path / name)
