@@ -12,6 +12,12 @@ screening (``--screening suite``) with fast verification. Prints, per build,
 seconds per verified task, whole-suite runs per verified task and the ratio
 of seconds per task to one fresh suite run; then the warm/suite whole-build
 ratio (tasks per minute) and whether fast and full wrote the same tasks.
+
+A build's seconds per task include what it pays once (the graph, the warm
+server's start), shared by ``--n`` tasks. ``--ways`` picks the builds (names
+of WAYS); ``--marginal`` adds a warm+fast build of twice ``--n`` tasks and
+prints what each further task cost: the difference in seconds over the
+difference in tasks, the figure a user building thousands pays per task.
 """
 
 from __future__ import annotations
@@ -61,6 +67,19 @@ def build(spec: str, mode: str, n: int, seed: int, screening: str, verify: str) 
     return {**row, "per_task": row["seconds"] / tasks, "suite_runs": row["suite_runs"] / tasks}
 
 
+def marginal(first: dict[str, Any], spec: str, args: argparse.Namespace, suite: float) -> str:
+    """What each task past the first ``--n`` cost, from a build of twice as many."""
+    more = build(spec, args.mode, 2 * args.n, args.seed, "warm", "fast")
+    added = more["tasks"] - first["tasks"]
+    if added <= 0:
+        return f"each further task: unknown ({more['tasks']} tasks for --n {2 * args.n})"
+    each = (more["seconds"] - first["seconds"]) / added
+    return (
+        f"each further task (--n {2 * args.n}, {more['tasks']} tasks, {more['seconds']:.0f} s): "
+        f"{each:.1f} s, {each / suite:.1f}x one suite run"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repos", default=REPOS, help="names from bench/corpus.txt")
@@ -68,7 +87,10 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
+    parser.add_argument("--ways", default=",".join(WAYS), help="builds to measure")
+    parser.add_argument("--marginal", action="store_true", help="also a build of 2n tasks")
     args = parser.parse_args()
+    ways = {way: WAYS[way] for way in args.ways.split(",")}
     corpus = dict(read_corpus(CORPUS)[0])
     ratios = []
     for short in args.repos.split(","):
@@ -82,7 +104,7 @@ def main() -> None:
         # A throwaway build first: the warm server's check of the unchanged code is kept
         # per commit (like the baseline), so no measured build pays for it.
         build(spec, args.mode, 1, args.seed, "warm", "fast")
-        rows = {way: build(spec, args.mode, args.n, args.seed, *how) for way, how in WAYS.items()}
+        rows = {way: build(spec, args.mode, args.n, args.seed, *how) for way, how in ways.items()}
         print(f"\n{name}: {size} tests, one fresh suite run {suite:.1f} s")
         for way, row in rows.items():
             print(
@@ -92,13 +114,16 @@ def main() -> None:
             )
             if row["failed"]:
                 print(f"{'':<15}failed verification: {dict(row['failed'])}")
-        fast, full, slow = (rows[w] for w in WAYS)
-        ratio = (slow["per_task"] / fast["per_task"]) if fast["tasks"] and slow["tasks"] else 0.0
-        ratios.append(ratio)
-        print(
-            f"  warm/suite whole build {ratio:.1f}x; fast and full wrote the same tasks: "
-            f"{'yes' if fast['ids'] == full['ids'] else 'NO'}"
-        )
+        if args.marginal and "warm+fast" in rows:
+            print("  " + marginal(rows["warm+fast"], spec, args, suite))
+        fast, full, slow = (rows.get(w) for w in WAYS)
+        if fast and slow and fast["tasks"] and slow["tasks"]:
+            ratios.append(slow["per_task"] / fast["per_task"])
+            print(f"  warm/suite whole build {ratios[-1]:.1f}x")
+        if fast and full:
+            print(
+                f"  fast and full wrote the same tasks: {'yes' if fast['ids'] == full['ids'] else 'NO'}"
+            )
     if ratios:
         print(f"\nwarm/suite over the bench: median {statistics.median(ratios):.1f}x")
 
