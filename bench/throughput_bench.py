@@ -1,6 +1,7 @@
 """Whole-build throughput: what a verified task costs, against one fresh run of the suite.
 
     python bench/throughput_bench.py [--repos toolz,structlog,...] [--mode discovery] [--n 3]
+        [--ways warm+fast,warm+full,suite+fast] [--marginal]
 
 For each repository (names from bench/corpus.txt, read from the mirrors): one
 fresh run of the whole suite in a working copy, as verification runs it (the
@@ -82,7 +83,9 @@ def marginal(first: dict[str, Any], spec: str, args: argparse.Namespace, suite: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repos", default=REPOS, help="names from bench/corpus.txt")
+    parser.add_argument(
+        "--repos", default=REPOS, help="names from bench/corpus.txt, or owner/name@commit"
+    )
     parser.add_argument("--mode", default="discovery")
     parser.add_argument("--n", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
@@ -94,8 +97,12 @@ def main() -> None:
     corpus = dict(read_corpus(CORPUS)[0])
     ratios = []
     for short in args.repos.split(","):
-        name = next(n for n in corpus if n.split("/")[1].removeprefix("python-") == short)
-        spec = spec_for(name, corpus[name], args.mirrors)
+        if "@" in short:  # owner/name@commit: a repository outside the corpus, pinned here
+            name, commit = short.split("@", 1)
+        else:
+            name = next(n for n in corpus if n.split("/")[1].removeprefix("python-") == short)
+            commit = corpus[name]
+        spec = spec_for(name, commit, args.mirrors)
         try:
             suite, size = one_suite_run(spec)
         except CorruptError as exc:  # a snapshot that cannot be cloned, a red suite
