@@ -232,7 +232,10 @@ def _cut_to_budget(
     sandbox: Sandbox, env: Environment, tree: Path, time_limit: float
 ) -> tuple[list[str], int]:
     """The test files a suite over ``time_limit`` is cut to, and how many files the
-    measuring run reached (:mod:`corrupt.repos.budget`); SuiteTooSlowError when none fits."""
+    measuring run reached (:mod:`corrupt.repos.budget`); SuiteTooSlowError when none fits.
+    No files (the whole suite) when the measuring run finished and every file fits: the
+    run that went over was slow once (a first run compiling every module, a busy
+    machine), and a "cut" to all the files would only name them."""
     measured = run_tests(sandbox, env, tree, timeout=time_limit * MEASURE_FACTOR)
     subset = quickest_files(measured, tree, time_limit * SHARE)
     if not subset:
@@ -240,7 +243,10 @@ def _cut_to_budget(
             f"the test suite did not finish within {time_limit:g} s, and no test file fits "
             f"in it (measured over {time_limit * MEASURE_FACTOR:g} s)"
         )
-    return subset, len({n.split("::", 1)[0] for n in measured.results})
+    reached = len({n.split("::", 1)[0] for n in measured.results})
+    if not measured.timed_out and len(subset) == reached:
+        return [], reached  # every file fits: the run over budget was slow, not the suite
+    return subset, reached
 
 
 def _suite_run(

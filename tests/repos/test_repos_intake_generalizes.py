@@ -361,6 +361,33 @@ def test_a_suite_over_budget_is_cut_to_its_quickest_files(sandbox, tmp_path_fact
     assert json.loads(cut.read_text())["subset"] == baseline.subset
 
 
+def test_a_suite_over_budget_once_is_not_cut_when_every_file_fits(
+    sandbox, tmp_path_factory, tmp_path
+):
+    """A first run over the budget (slow once: here a test that sleeps on its first run
+    only) and a measuring run in which every file fits: the whole suite, no cut."""
+    once = (
+        "import pathlib, time\n\nMARK = pathlib.Path(__file__).with_name('ran-once')\n\n"
+        "def test_slow_the_first_time():\n"
+        "    if not MARK.exists():\n        MARK.touch()\n        time.sleep(8)\n"
+    )
+    make_repo(
+        tmp_path / "slowonce",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "slowonce"\nversion = "1"\n',
+            "slowonce.py": "X = 1\n",
+            "tests/test_once.py": once,
+            "tests/test_x.py": "def test_x():\n    assert True\n",
+        },
+    )
+    _, baseline = folder_baseline(tmp_path / "slowonce", sandbox, tmp_path_factory, time_limit=5)
+    assert baseline.subset == [] and baseline.cut_at == 0.0
+    assert baseline.tests == [
+        "tests/test_once.py::test_slow_the_first_time",
+        "tests/test_x.py::test_x",
+    ]
+
+
 def test_a_suite_no_file_of_which_fits_the_budget_is_refused(sandbox, tmp_path_factory, tmp_path):
     make_repo(
         tmp_path / "allslow",
