@@ -75,16 +75,20 @@ def marginal(first: dict[str, Any], spec: str, args: argparse.Namespace, suite: 
     if added <= 0:
         return f"each further task: unknown ({more['tasks']} tasks for --n {2 * args.n})"
     each = (more["seconds"] - first["seconds"]) / added
+    runs = (more["suite_runs"] * more["tasks"] - first["suite_runs"] * first["tasks"]) / added
+    failed = f"; failed verification: {dict(more['failed'])}" if more["failed"] else ""
     return (
         f"each further task (--n {2 * args.n}, {more['tasks']} tasks, {more['seconds']:.0f} s): "
-        f"{each:.1f} s, {each / suite:.1f}x one suite run"
+        f"{each:.1f} s, {each / suite:.1f}x one suite run, {runs:.1f} suite runs{failed}"
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--repos", default=REPOS, help="names from bench/corpus.txt, or owner/name@commit"
+        "--repos",
+        default=REPOS,
+        help="names from bench/corpus.txt, owner/name@commit, or a local clone's path",
     )
     parser.add_argument("--mode", default="discovery")
     parser.add_argument("--n", type=int, default=3)
@@ -97,12 +101,15 @@ def main() -> None:
     corpus = dict(read_corpus(CORPUS)[0])
     ratios = []
     for short in args.repos.split(","):
-        if "@" in short:  # owner/name@commit: a repository outside the corpus, pinned here
-            name, commit = short.split("@", 1)
+        if Path(short).is_dir():  # a local clone (a mirror git cannot serve a commit from)
+            name, spec = short, short
         else:
-            name = next(n for n in corpus if n.split("/")[1].removeprefix("python-") == short)
-            commit = corpus[name]
-        spec = spec_for(name, commit, args.mirrors)
+            if "@" in short:  # owner/name@commit: a repository outside the corpus, pinned here
+                name, commit = short.split("@", 1)
+            else:
+                name = next(n for n in corpus if n.split("/")[1].removeprefix("python-") == short)
+                commit = corpus[name]
+            spec = spec_for(name, commit, args.mirrors)
         try:
             suite, size = one_suite_run(spec)
         except CorruptError as exc:  # a snapshot that cannot be cloned, a red suite
