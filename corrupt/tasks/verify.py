@@ -4,10 +4,10 @@ Static checks first (cheap): the corrupted files parse, every changed line lies
 inside a target function, signatures are kept, no comment was added, and both
 repair forms (edit script, fix patch) restore the original byte for byte.
 
-Then the suite, in fresh processes. Why each run that remains is needed
-(``--verify fast``, the default):
+Then the suite. Why each run that remains is needed (``--verify fast``, the
+default):
 
-1. The whole suite on the corrupted tree, once: it is what FAIL_TO_PASS and
+1. The whole suite on the corrupted tree, once, in a fresh process: it is what FAIL_TO_PASS and
    PASS_TO_PASS are read from (at least ``min_failing`` previously passing tests
    fail), and the floor of what a task costs.
 2. The failing tests again, with every passing test that ran a corrupted function

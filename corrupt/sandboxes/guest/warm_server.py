@@ -8,11 +8,12 @@ on its stdin, one per candidate:
 
 ``{"id", "files": {path: source}, "originals": {path: source}, "quiet":
 [paths], "select": [nodeids], "maxfail", "per_test_timeout", "call_timeouts",
-"deadline", "report", "trace", "reimport", "own_tree"}``; ``quiet`` names the files whose changed
-statements, by the baseline's coverage, ran only inside tests (not while the
-suite was collected). ``trace`` (``[[file, first, last], ...]``, as the plugin's
-``--corrupt-trace`` file holds) has each failing test's calls of those functions
-traced, as a fresh run with that option would (verification's rerun). ``own_tree``: this server's tree and I/O folder are its
+"deadline", "report", "trace", "reimport", "own_tree"}``; ``quiet`` names the
+files whose changed statements, by the baseline's coverage, ran only inside
+tests (not while the suite was collected). ``trace`` (``[[file, first, last],
+...]``, as the plugin's ``--corrupt-trace`` file holds) has each failing
+test's calls of those functions traced, as a fresh run with that option would
+(verification's rerun). ``own_tree``: this server's tree and I/O folder are its
 own copies, out of the host's reach (a container): the server writes the
 candidate's files into the tree before the child runs and puts the originals
 back after, and the reply carries the report (``report_text``).
