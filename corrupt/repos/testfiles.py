@@ -91,6 +91,29 @@ def _collected_files(root: Path, options: list[str], paths: list[str]) -> Iterat
             yield path
 
 
+def collected_by_name(root: Path, options: list[str], file: str) -> bool:
+    """Whether pytest's Python collector takes ``file`` (relative to ``root``) for a test
+    module by its name (``python_files``), run with ``options``.
+
+    Given on the command line, a ``.py`` file is imported as a test module whatever
+    its name; found in a folder, only when its name matches. A conftest that
+    collects example files as data (pygments' ``tests/examplefiles/*/*.py``,
+    Python 2 among them) has tests that a run selecting them by file would break
+    on importing them."""
+    words = [*addopts(root), *options]
+    patterns = _option_values(words, "python_files") or _ini_words(root, "python_files")
+    path = Path(file)
+    for pattern in patterns or DEFAULT_PYTHON_FILES:
+        if "/" in pattern:  # as pytest's fnmatch_ex: a pattern with a folder matches the path
+            if fnmatch.fnmatch(path.as_posix(), f"*/{pattern}") or fnmatch.fnmatch(
+                path.as_posix(), pattern
+            ):
+                return True
+        elif fnmatch.fnmatch(path.name, pattern):
+            return True
+    return False
+
+
 def _option_values(words: list[str], key: str) -> list[str]:
     """The values ``-o key=...`` / ``--override-ini=key=...`` give, split on spaces."""
     found: list[str] = []

@@ -33,6 +33,7 @@ from corrupt.repos.models import (
     TraceTarget,
 )
 from corrupt.repos.suiteargs import base_argv, suite_args, test_command
+from corrupt.repos.testfiles import collected_by_name
 from corrupt.sandboxes.base import Sandbox
 from corrupt.sandboxes.guest import PYTEST_PLUGIN
 
@@ -137,7 +138,7 @@ def run_options(
     files = {}
     if select is not None:
         files[SELECT] = "".join(f"{n}\n" for n in select).encode("utf-8")
-        argv += [f"--corrupt-select={IO_DIR}/{SELECT}", *_test_files(tree, select)]
+        argv += [f"--corrupt-select={IO_DIR}/{SELECT}", *_test_files(tree, select, argv)]
     if max_failures:
         argv.append(f"--maxfail={max_failures}")
     if per_test_timeout:
@@ -185,10 +186,20 @@ def read_report(
     return report
 
 
-def _test_files(tree: Path, select: Sequence[str]) -> list[str]:
-    """Limit collection to the files the selected tests live in (collection is the slow part)."""
-    files = dict.fromkeys(n.split("::", 1)[0] for n in select)
-    return [f for f in files if (tree / f).exists()]
+def _test_files(tree: Path, select: Sequence[str], options: list[str]) -> list[str]:
+    """Limit collection to the files the selected tests live in (collection is the slow
+    part). A ``.py`` file pytest would not collect by its name (a conftest collects it
+    as data) is reached through its folder: named, it would be imported as a test module."""
+    files = [f for f in dict.fromkeys(n.split("::", 1)[0] for n in select) if (tree / f).exists()]
+    folders = {
+        Path(f).parent
+        for f in files
+        if f.endswith(".py") and not collected_by_name(tree, options, f)
+    }
+    # A file inside such a folder is collected with it. Named as well, it left three of
+    # the folder's tests unrun in a re-importing child of pygments' warm check.
+    kept = [f for f in files if not any(Path(f).is_relative_to(d) for d in folders)]
+    return [*(str(d) for d in sorted(folders)), *kept]
 
 
 def _parse(data: bytes | None) -> tuple[TestReport, list[str]]:

@@ -204,3 +204,23 @@ def test_line_coverage_packs_each_nodeid_once_and_reads_back():
     # what code under test may leave in the coverage file reads as no coverage
     for junk in ({"src/a.py": {"1": ["t.py::x"]}}, {"tests": [], "lines": {"a": {"1": [3]}}}, []):
         assert unpack_line_coverage(junk) == {}
+
+
+def test_a_selected_example_file_a_conftest_collects_is_not_imported(tmp_path_factory):
+    """tests/fixtures/repos_run/exampledata (written here) collects its example ``.py``
+    files as data, Python 2 among them, as pygments does. Selected by nodeid, the file
+    must not be handed to pytest by name: pytest would import it as a test module."""
+    checkout = fixture_checkout("exampledata", tmp_path_factory)
+    sandbox = LocalSandbox(cache_dir=session_cache(tmp_path_factory))
+    env = sandbox.prepare(checkout)
+    chosen = [
+        "tests/examples/one_line.txt::",  # named, and its folder too: still run
+        "tests/examples/py2_print.py::",
+        "tests/test_count.py::test_empty",
+    ]
+    with Workspace(checkout) as workspace:
+        whole = run_tests(sandbox, env, workspace.path)
+        some = run_tests(sandbox, env, workspace.path, select=chosen)
+    assert sorted(whole.passing()) == sorted([*chosen, "tests/examples/py2_exec.py::"])
+    assert not some.collect_errors
+    assert {n: r.outcome for n, r in some.results.items()} == dict.fromkeys(chosen, "passed")
