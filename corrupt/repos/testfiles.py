@@ -76,9 +76,7 @@ def linter_tests(root: Path, options: list[str], paths: list[str]) -> list[str]:
 
 def _collected_files(root: Path, options: list[str], paths: list[str]) -> Iterator[Path]:
     """The files pytest would collect by name (at most MAX_SCRIPT_SCAN of them)."""
-    words = [*addopts(root), *options]
-    files = _option_values(words, "python_files") or _ini_words(root, "python_files")
-    patterns = files or list(DEFAULT_PYTHON_FILES)
+    patterns = python_files(root, options)
     starts = [root / p for p in paths if "::" not in p] or [
         root / p for p in _ini_words(root, "testpaths")
     ]
@@ -91,25 +89,29 @@ def _collected_files(root: Path, options: list[str], paths: list[str]) -> Iterat
             yield path
 
 
-def collected_by_name(root: Path, options: list[str], file: str) -> bool:
-    """Whether pytest's Python collector takes ``file`` (relative to ``root``) for a test
-    module by its name (``python_files``), run with ``options``.
+def python_files(root: Path, options: list[str]) -> list[str]:
+    """pytest's ``python_files`` patterns for a run with ``options``: theirs, else the ini's,
+    else pytest's default."""
+    words = [*addopts(root), *options]
+    found = _option_values(words, "python_files") or _ini_words(root, "python_files")
+    return found or list(DEFAULT_PYTHON_FILES)
+
+
+def collected_by_name(file: str, patterns: list[str]) -> bool:
+    """Whether pytest's Python collector takes ``file`` (relative to the tree) for a test
+    module by its name, under ``patterns`` (:func:`python_files`).
 
     Given on the command line, a ``.py`` file is imported as a test module whatever
     its name; found in a folder, only when its name matches. A conftest that
     collects example files as data (pygments' ``tests/examplefiles/*/*.py``,
     Python 2 among them) has tests that a run selecting them by file would break
     on importing them."""
-    words = [*addopts(root), *options]
-    patterns = _option_values(words, "python_files") or _ini_words(root, "python_files")
-    path = Path(file)
-    for pattern in patterns or DEFAULT_PYTHON_FILES:
+    path = Path(file).as_posix()
+    for pattern in patterns:
         if "/" in pattern:  # as pytest's fnmatch_ex: a pattern with a folder matches the path
-            if fnmatch.fnmatch(path.as_posix(), f"*/{pattern}") or fnmatch.fnmatch(
-                path.as_posix(), pattern
-            ):
+            if fnmatch.fnmatch(path, f"*/{pattern}") or fnmatch.fnmatch(path, pattern):
                 return True
-        elif fnmatch.fnmatch(path.name, pattern):
+        elif fnmatch.fnmatch(Path(file).name, pattern):
             return True
     return False
 

@@ -33,7 +33,7 @@ from corrupt.repos.models import (
     TraceTarget,
 )
 from corrupt.repos.suiteargs import base_argv, suite_args, test_command
-from corrupt.repos.testfiles import collected_by_name
+from corrupt.repos.testfiles import collected_by_name, python_files
 from corrupt.sandboxes.base import Sandbox
 from corrupt.sandboxes.guest import PYTEST_PLUGIN
 
@@ -191,10 +191,9 @@ def _test_files(tree: Path, select: Sequence[str], options: list[str]) -> list[s
     part). A ``.py`` file pytest would not collect by its name (a conftest collects it
     as data) is reached through its folder: named, it would be imported as a test module."""
     files = [f for f in dict.fromkeys(n.split("::", 1)[0] for n in select) if (tree / f).exists()]
+    patterns = python_files(tree, options)
     folders = {
-        Path(f).parent
-        for f in files
-        if f.endswith(".py") and not collected_by_name(tree, options, f)
+        Path(f).parent for f in files if f.endswith(".py") and not collected_by_name(f, patterns)
     }
     # A file inside such a folder is collected with it. Named as well, it left three of
     # the folder's tests unrun in a re-importing child of pygments' warm check.
