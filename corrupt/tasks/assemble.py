@@ -118,6 +118,7 @@ def build_task(
             pass_to_pass=verification.pass_to_pass,
             baseline_seconds=round(baseline.seconds, 3),
             subset=baseline.subset,
+            unstable=verification.unstable,
         ),
         problem_statement="",
         seed=seed,

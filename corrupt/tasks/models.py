@@ -111,6 +111,9 @@ class TestsRecord(BaseModel):
     # the test files the run is cut to when the suite is over the build's time budget
     # (the command names them too); empty: the whole suite
     subset: list[str] = Field(default_factory=list)
+    # failed in one run of the corrupted tree and passed in the other (a random-input
+    # test, say): in neither list, since it says nothing about a repair
+    unstable: list[str] = Field(default_factory=list)
 
     def readable(self) -> tuple[list[str], list[str]]:
         """FAIL_TO_PASS and PASS_TO_PASS as a harness can read them back (see :func:`harness_readable`)."""

@@ -11,8 +11,12 @@ default):
    PASS_TO_PASS are read from (at least ``min_failing`` previously passing tests
    fail), and the floor of what a task costs.
 2. The failing tests again, with every passing test that ran a corrupted function
-   at baseline: a failure that does not repeat is not a task, and those are the
-   only tests whose outcome the corruption can make unstable. Every other test runs
+   at baseline: a failure that does not repeat is not part of the task, and those
+   are the only tests whose outcome the corruption can make unstable. A test whose
+   outcome differs between the two runs is left out of FAIL_TO_PASS and
+   PASS_TO_PASS (:class:`Repeats`), as baseline leaves out a flaky test: a test
+   that feeds random input to a corrupted function fails in some runs only, and
+   it says nothing about a repair either way. Every other test runs
    the code it ran at baseline, where it passed twice (flaky ones are out of
    ``baseline.tests``), and passed once more in run 1. When a changed statement ran
    outside any test (at import or collection), it reaches every test: the whole
@@ -26,7 +30,9 @@ original bytes, and the original's suite ran green twice at baseline, so it
 would tell the store what it already holds.
 
 ``--verify full`` (slow, paranoid) runs the whole suite twice on the corrupted
-tree (the same failing set both times) and once on the repaired tree.
+tree (the failures that repeat are the task, as in fast) and once on the repaired
+tree. Both modes judge a rerun the same way, so a task fast writes is one full
+writes too, whichever runs a random-input test happens to fail in.
 """
 
 from __future__ import annotations
@@ -73,6 +79,8 @@ class Verification:
     rejection: Rejection | None = None  # why not, when not ok
     fail_to_pass: list[str] = field(default_factory=list)
     pass_to_pass: list[str] = field(default_factory=list)
+    # failed in one run of the corrupted tree and passed in the other: in neither list
+    unstable: list[str] = field(default_factory=list)
     report: TestReport | None = None  # the corrupted full-suite run
     runs: int = 0
     rerun: TestReport | None = None  # fast: run 2, traced for ``trace`` (effects read it)
@@ -190,20 +198,25 @@ def verify_dynamic(
     else:
         again, second = sorted(trusted), run_full(corrupted)
         ran = set(again)
-    if second.timed_out or sorted(second.failing() & trusted) != failing:
-        return Verification(
-            False, _unverified("a different set of tests fails on the rerun"), report=first, runs=2
-        )
+    if second.timed_out:
+        return Verification(False, _unverified("the rerun timed out"), report=first, runs=2)
     if not set(again) <= ran:
         return Verification(
             False, _unverified("the rerun did not run every test named"), report=first, runs=2
         )
+    split = Repeats.of(failing, second.failing() & set(again))
+    problem = split.problem(min_failing)
+    if problem:
+        return Verification(False, _unverified(problem), report=first, runs=2)
+    failing, unstable = split.repeated, split.unstable
+    passing = sorted(set(passing) - set(unstable))
     if mode == VerifyMode.FAST:
         return Verification(
             True,
             None,
             fail_to_pass=failing,
             pass_to_pass=passing,
+            unstable=unstable,
             report=first,
             runs=2,
             rerun=second if reached is not None else None,
@@ -218,8 +231,46 @@ def verify_dynamic(
             runs=3,
         )
     return Verification(
-        True, None, fail_to_pass=failing, pass_to_pass=passing, report=first, runs=3
+        True,
+        None,
+        fail_to_pass=failing,
+        pass_to_pass=passing,
+        unstable=unstable,
+        report=first,
+        runs=3,
     )
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """The two runs of the corrupted tree compared: a failure that repeats is part of the
+    task; a test that failed in one run and passed in the other decides nothing either
+    way, so it is left out of both lists, as baseline leaves out a flaky test. Run 2
+    need not be whole (fast): a test it did not run is neither."""
+
+    repeated: list[str]  # failed in both runs: FAIL_TO_PASS
+    unstable: list[str]  # failed in one run only
+
+    @classmethod
+    def of(cls, first: Collection[str], second: Collection[str]) -> Repeats:
+        both = set(first) & set(second)
+        return cls(sorted(both), sorted((set(first) | set(second)) - both))
+
+    def problem(self, min_failing: int) -> str | None:
+        """Why these runs make no task: too few failures repeat, or more tests change their
+        outcome than keep it failing (then the repeats are likely chance, not the bug)."""
+        readable = sum(harness_readable(t) for t in self.repeated)
+        if readable < min_failing:
+            return (
+                f"only {readable} failures that harnesses can name repeat on the rerun"
+                f" (need {min_failing}; {len(self.unstable)} changed their outcome)"
+            )
+        if len(self.unstable) > len(self.repeated):
+            return (
+                f"{len(self.unstable)} tests change their outcome between the runs,"
+                f" more than the {len(self.repeated)} that fail in both"
+            )
+        return None
 
 
 def reached_tests(
