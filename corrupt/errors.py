@@ -8,6 +8,23 @@ traceback ever reaches the user for bad input.
 
 from __future__ import annotations
 
+import re
+
+# What a failed step printed when the machine, not the project, lacks something: a
+# network the step wanted (a build backend that downloads, a test calling a web
+# service), or a compiler a build needs. Older packages or another Python would not
+# bring either, so those retries are not tried for them.
+NETWORK_FAILURE = re.compile(
+    r"ConnectionError|ConnectTimeout|ConnectionRefused|NewConnectionError|MaxRetryError"
+    r"|gaierror|Name or service not known|Temporary failure in name resolution"
+    r"|Network is unreachable|No address associated with hostname|getaddrinfo failed"
+)
+NO_COMPILER = re.compile(
+    r"can't find Rust compiler|Cargo, the Rust package manager, is not installed"
+    r"|command '[\w./-]*(?:gcc|cc|clang|g\+\+|c\+\+)' failed: No such file"
+    r"|unable to execute '[\w./-]*(?:gcc|cc|clang)'|No CMAKE_C_COMPILER could be found"
+)
+
 
 class CorruptError(Exception):
     """Base class: a clear one-line message and a process exit code."""

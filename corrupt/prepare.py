@@ -36,7 +36,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from corrupt.cache import cache_root
-from corrupt.errors import InputError, InstallError, NoPythonError, RedBaselineError
+from corrupt.errors import (
+    NETWORK_FAILURE,
+    InputError,
+    InstallError,
+    NoPythonError,
+    RedBaselineError,
+)
 from corrupt.graph.models import CodeGraph
 from corrupt.repos.budget import suite_cut
 from corrupt.repos.models import Baseline, Checkout, Environment
@@ -57,11 +63,6 @@ Stage = Callable[[str], AbstractContextManager[None]]
 RECENT = timedelta(days=1)
 MAX_OTHER_PYTHONS = 2  # each costs an environment and two suite runs
 # A failure no interpreter changes: the box has no network.
-NETWORK_FAILURE = re.compile(
-    r"ConnectionError|ConnectTimeout|ConnectionRefused|NewConnectionError|MaxRetryError"
-    r"|gaierror|Name or service not known|Temporary failure in name resolution"
-    r"|Network is unreachable|No address associated with hostname|getaddrinfo failed"
-)
 MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 

@@ -14,6 +14,7 @@ import pytest
 from repos_run_support import FIXTURES, fixture_checkout, session_cache
 from sandbox_contract import _Listener, unix_listener
 
+from corrupt.errors import InstallError
 from corrupt.repos.checkout import checkout as check_out
 from corrupt.repos.installplan import discover_test_requirements
 from corrupt.repos.models import Command
@@ -27,6 +28,7 @@ from corrupt.sandboxes.local.environment import (
 )
 from corrupt.sandboxes.local.launch import _user_network_missing
 from corrupt.sandboxes.local.sandbox import LocalSandbox
+from corrupt.suites.baseline import compute_baseline
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -231,3 +233,37 @@ def test_uv_lock_pins_win_over_the_newest_release(tmp_path_factory):
 
 def test_no_lock_means_nothing_pinned():
     assert discover_test_requirements(FIXTURES / "calc").locked == []
+
+
+def test_a_project_whose_build_needs_the_web_is_left_unbuilt(tmp_path_factory, tmp_path):
+    """tests/fixtures/repos_run/webbuild (written here): its build backend downloads a
+    license text first; its tests import the tree and need only what it declares (six)."""
+    checkout = fixture_checkout("webbuild", tmp_path_factory)
+    sandbox = LocalSandbox(cache_dir=tmp_path)
+    env = sandbox.prepare(checkout)
+    (added,) = recipe_for(checkout, cache_dir=tmp_path)["added"]
+    assert added.startswith("the project unbuilt: its build needs the web: ")
+    assert "the tests import its tree" in added
+    baseline = compute_baseline(checkout, sandbox, env, cache_dir=tmp_path / "baselines")
+    assert baseline.tests == [
+        "tests/test_shout.py::test_shout",
+        "tests/test_shout.py::test_shout_empty",
+    ]
+
+
+def test_a_project_whose_build_fails_on_its_own_still_fails(tmp_path):
+    source = tmp_path / "webbuild"
+    shutil.copytree(FIXTURES / "webbuild", source)
+    backend = source / "_build" / "licensed_backend.py"
+    backend.write_text(
+        backend.read_text().replace(
+            '    urllib.request.urlopen("https://license-text.invalid/MIT", timeout=20)',
+            '    raise RuntimeError("no license field")',
+        )
+    )
+    checkout = check_out(parse_spec(str(source)), cache_dir=tmp_path / "cache")
+    with pytest.raises(
+        InstallError, match=r"'project without its dependencies' failed.*no license field"
+    ):
+        create_environment(checkout, cache_dir=tmp_path / "cache")
+    assert not (tmp_path / "cache" / "envs" / environment_key(checkout) / MARKER).exists()

@@ -48,7 +48,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 
 from corrupt.cache import cache_root
-from corrupt.errors import InstallError
+from corrupt.errors import NETWORK_FAILURE, NO_COMPILER, InstallError
 from corrupt.repos.installplan import (
     ALWAYS,
     PACKAGING_FILES,
@@ -377,7 +377,11 @@ def _install_project(
 
     When its dependencies cannot all be installed, the project goes in without
     them and they follow one by one: one unreachable dependency must not cost
-    the whole environment. A project that does not build at all still fails.
+    the whole environment. When the project's own build needs what the box lacks
+    (the web, a compiler), it stays unbuilt: the tests import the working tree
+    anyway (first on ``PYTHONPATH``), so only its installed metadata and entry
+    points are missing, and a suite that needs them says so at baseline. A
+    project that does not build for any other reason still fails.
     """
     if any((root / name).is_file() for name in PACKAGING_FILES):
         _say(progress, "installing the project")
@@ -386,7 +390,20 @@ def _install_project(
             installer.install("project", [target])
             return []
         except InstallError:
-            installer.install("project without its dependencies", ["--no-deps", str(root)])
+            step = "project without its dependencies"
+            try:
+                installer.install(step, ["--no-deps", str(root)])
+            except InstallError as failed:
+                lacking = _lacking(installer.log, step)
+                if lacking is None:
+                    raise
+                _say(progress, f"the project does not build here ({lacking}): left unbuilt")
+                installer.fallbacks.append(
+                    f"the project unbuilt: its build {lacking}{_failure(installer.log, step)};"
+                    " the tests import its tree"
+                )
+                with installer.log.open("a", encoding="utf-8") as fh:
+                    fh.write(f"\nleft unbuilt ({failed}); installing what it declares\n")
             return _install_items(
                 installer, "project dependencies", declared_dependencies(root, extras)
             )
@@ -613,13 +630,29 @@ _EXCEPTION_LINE = re.compile(r"^\s*[|│]?\s*((?:[\w.]+\.)?\w+(?:Error|Exception
 _INSTALLER_LINE = re.compile(r"^\s*((?:error|cause|ERROR): .+)$")
 
 
-def _failure(log: Path, name: str) -> str:
-    """``": <why>"`` from the step's output in ``log`` (empty when nothing says)."""
+def _lacking(log: Path, name: str) -> str | None:
+    """What the machine lacks for step ``name``, from its output: "needs the web",
+    "needs a compiler", or None (the project's own failure)."""
+    output = _step_output(log, name)
+    if NO_COMPILER.search(output):
+        return "needs a compiler"
+    if NETWORK_FAILURE.search(output):
+        return "needs the web"
+    return None
+
+
+def _step_output(log: Path, name: str) -> str:
+    """What the last step called ``name`` printed, as the log holds it."""
     try:
         text = log.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-    lines = text.split(f"\n=== {name}:")[-1].splitlines()[1:]
+    return text.split(f"\n=== {name}:")[-1]
+
+
+def _failure(log: Path, name: str) -> str:
+    """``": <why>"`` from the step's output in ``log`` (empty when nothing says)."""
+    lines = _step_output(log, name).splitlines()[1:]
     for pattern in (_EXCEPTION_LINE, _INSTALLER_LINE):
         found = [m.group(1).strip() for line in lines if (m := pattern.match(line))]
         if found:
