@@ -237,17 +237,22 @@ def test_no_lock_means_nothing_pinned():
 
 def test_a_project_whose_build_needs_the_web_is_left_unbuilt(tmp_path_factory, tmp_path):
     """tests/fixtures/repos_run/webbuild (written here): its build backend downloads a
-    license text first; its tests import the tree and need only what it declares (six)."""
+    license text first; its tests import the tree and need what it declares (six, and
+    its version and entry point as installed metadata)."""
     checkout = fixture_checkout("webbuild", tmp_path_factory)
     sandbox = LocalSandbox(cache_dir=tmp_path)
     env = sandbox.prepare(checkout)
     (added,) = recipe_for(checkout, cache_dir=tmp_path)["added"]
     assert added.startswith("the project unbuilt: its build needs the web: ")
-    assert "the tests import its tree" in added
+    assert added.endswith(
+        "the tests import its tree, with the metadata pyproject.toml declares"
+        " (webbuild-0.1.0.dist-info)"
+    )
     baseline = compute_baseline(checkout, sandbox, env, cache_dir=tmp_path / "baselines")
+    # test_installed_metadata reads its version and entry point through importlib.metadata
     assert baseline.tests == [
-        "tests/test_shout.py::test_shout",
-        "tests/test_shout.py::test_shout_empty",
+        f"tests/test_shout.py::{name}"
+        for name in ("test_installed_metadata", "test_shout", "test_shout_empty")
     ]
 
 

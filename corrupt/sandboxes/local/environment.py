@@ -65,6 +65,7 @@ from corrupt.repos.missing import (
 )
 from corrupt.repos.models import Checkout, Environment, Limits
 from corrupt.repos.requirements import index_fallback, requirement_items
+from corrupt.repos.staticmeta import static_dist
 from corrupt.repos.suiteargs import LINTERS_OFF, PYTEST_NO_TESTS, import_root, suite_args
 from corrupt.repos.uvtool import find_uv, install_env
 from corrupt.repos.versions import version_env
@@ -145,6 +146,7 @@ class _Installer:
     ) -> None:
         self.log = log
         self.as_of = as_of
+        self.version = version
         # What went in other than as declared: URL requirements taken from the index,
         # modules collection missed, extras only the built metadata names.
         self.fallbacks: list[str] = []
@@ -398,9 +400,10 @@ def _install_project(
                 if lacking is None:
                     raise
                 _say(progress, f"the project does not build here ({lacking}): left unbuilt")
+                declared = _write_static_dist(installer, root)
                 installer.fallbacks.append(
                     f"the project unbuilt: its build {lacking}{_failure(installer.log, step)};"
-                    " the tests import its tree"
+                    f" the tests import its tree{declared}"
                 )
                 with installer.log.open("a", encoding="utf-8") as fh:
                     fh.write(f"\nleft unbuilt ({failed}); installing what it declares\n")
@@ -628,6 +631,24 @@ def _say(progress: Callable[[str], None] | None, message: str) -> None:
 # backend's), else uv's or pip's own error and its cause.
 _EXCEPTION_LINE = re.compile(r"^\s*[|│]?\s*((?:[\w.]+\.)?\w+(?:Error|Exception)(?::.*)?)$")
 _INSTALLER_LINE = re.compile(r"^\s*((?:error|cause|ERROR): .+)$")
+
+
+def _write_static_dist(installer: _Installer, root: Path) -> str:
+    """The dist-info ``[project]`` declares, written into the venv's site-packages (so
+    ``importlib.metadata`` finds the version and entry points a build would have given);
+    how the recipe says so, or "" when the project declares none."""
+    dist = static_dist(root, installer.version)
+    venv = installer.venv.resolve()
+    found = sorted(installer.venv.glob("lib/python*/site-packages"))
+    # the venv was the boxed steps' to write: a link there is not followed out of it
+    if dist is None or not found or not found[0].resolve().is_relative_to(venv):
+        return ""
+    folder = found[0].resolve() / dist.folder
+    folder.mkdir()  # a name already taken (a link too) is an error, never written through
+    for name, text in dist.files.items():
+        with os.fdopen(os.open(folder / name, MARKER_FLAGS, 0o644), "w", encoding="utf-8") as fh:
+            fh.write(text)
+    return f", with the metadata pyproject.toml declares ({dist.folder})"
 
 
 def _lacking(log: Path, name: str) -> str | None:
