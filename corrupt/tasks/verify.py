@@ -38,6 +38,7 @@ writes too, whichever runs a random-input test happens to fail in.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import io
 import re
@@ -208,19 +209,18 @@ def verify_dynamic(
     problem = split.problem(min_failing)
     if problem:
         return Verification(False, _unverified(problem), report=first, runs=2)
-    failing, unstable = split.repeated, split.unstable
-    passing = sorted(set(passing) - set(unstable))
+    accepted = Verification(
+        True,
+        None,
+        fail_to_pass=split.repeated,
+        pass_to_pass=sorted(set(passing) - set(split.unstable)),
+        unstable=split.unstable,
+        report=first,
+        runs=2,
+        rerun=second if reached is not None else None,
+    )
     if mode == VerifyMode.FAST:
-        return Verification(
-            True,
-            None,
-            fail_to_pass=failing,
-            pass_to_pass=passing,
-            unstable=unstable,
-            report=first,
-            runs=2,
-            rerun=second if reached is not None else None,
-        )
+        return accepted
     repaired = run_full({path: ch.original for path, ch in corruption.files.items()})
     still = sorted(repaired.failing() & trusted)
     if still or not trusted <= repaired.passing():
@@ -230,15 +230,7 @@ def verify_dynamic(
             report=first,
             runs=3,
         )
-    return Verification(
-        True,
-        None,
-        fail_to_pass=failing,
-        pass_to_pass=passing,
-        unstable=unstable,
-        report=first,
-        runs=3,
-    )
+    return dataclasses.replace(accepted, runs=3)
 
 
 @dataclass(frozen=True)
