@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator
+from itertools import islice
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,7 +57,12 @@ from corrupt.repos.testcommands import (
     unittest_args,
     unittest_to_pytest,
 )
-from corrupt.repos.testfiles import linter_tests, scripts_named_like_tests
+from corrupt.repos.testfiles import (
+    collected_by_name,
+    linter_tests,
+    python_files,
+    scripts_named_like_tests,
+)
 
 # A requirement named on an install line (not a path, URL, wheel file or glob).
 REQUIREMENT = re.compile(r"^[A-Za-z0-9][\w.\-]*(\[[\w,\-]+\])?(\s*[<>=!~;].*)?$")
@@ -135,6 +141,10 @@ def plan_tests(root: Path) -> TestPlan:
 
 
 # -- where commands come from ------------------------------------------------
+
+# Files a pytest run may name for their doctests (``--doctest-glob``), not for tests.
+DOCUMENTS = frozenset({".rst", ".md", ".txt"})
+MAX_SCANNED = 5000  # Python files looked at for a test module under one named folder
 
 Job = tuple[str, list[list[str]]]  # where the commands come from, the commands in order
 
@@ -237,10 +247,26 @@ class _Run:
                 return False
         if self.runner == "unittest" and self.named:
             return False
+        pytest_run = self.runner == "pytest"
+        if pytest_run and self.paths and not any(self._holds_tests(root, p) for p in self.paths):
+            return False  # the doctests of README.rst, the docs or the package, beside the suite
         files = [root / a.split("::")[0] for a in self.paths if is_test_path(root, a)]
         files = [f for f in files if f.is_file()]
         siblings = {t for f in files for t in f.parent.glob("test*.py")} - set(files)
         return not siblings
+
+    def _holds_tests(self, root: Path, path: str) -> bool:
+        """Whether ``path`` names test modules: a Python file, or a folder (or a path the
+        tree does not have) with a file pytest collects by its name; not a document or a
+        package folder named for its doctests (``--doctest-modules natsort``)."""
+        target = root / path.split("::")[0]
+        if target.suffix in DOCUMENTS:
+            return False
+        if not target.is_dir():
+            return True
+        patterns = python_files(root, self.options)
+        found = (f.relative_to(root).as_posix() for f in target.rglob("*.py"))
+        return any(collected_by_name(f, patterns) for f in islice(found, MAX_SCANNED))
 
 
 def _runs(root: Path, origin: str, commands: list[list[str]]) -> Iterator[_Run]:

@@ -439,3 +439,24 @@ def test_an_option_whose_value_is_optional_never_takes_the_next_option(tmp_path)
     root = tree(tmp_path, {**SUITE, "pyproject.toml": "", ".github/workflows/ci.yml": ci})
     plan = plan_tests(root)
     assert plan.paths == ["tests"]
+
+
+def test_doctest_runs_of_documents_or_the_package_are_not_the_suite(tmp_path):
+    """A tox env that runs the README's and the package's doctests before the suite
+    (natsort's): the run of the suite is the one read, not the first pytest line."""
+    (tmp_path / "README.rst").write_text(">>> 1 + 1\n2\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "examples.rst").write_text(">>> 2\n2\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_pkg.py").write_text("def test_a():\n    pass\n")
+    (tmp_path / "tox.ini").write_text(
+        "[testenv]\ncommands =\n"
+        "    pytest README.rst docs/examples.rst\n"
+        "    pytest --doctest-modules {envsitepackagesdir}/pkg\n"
+        "    pytest --tb=short tests\n"
+    )
+    plan = plan_tests(tmp_path)
+    assert plan.command_source == "tox: pytest --tb=short tests"
+    assert plan.paths == ["tests"]
