@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator
-from itertools import islice
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 import yaml
