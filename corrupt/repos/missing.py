@@ -23,6 +23,9 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
+# A word where a file names a dependency, and what follows a key (``=``, ``":``).
+NAMED = re.compile(r"(?<![\w.-])([A-Za-z0-9][A-Za-z0-9._-]*)(?![\w.-])")
+KEY = re.compile(r"\s*=(?!=)|[\"']?\s*:")
 MISSING = re.compile(r"ModuleNotFoundError: No module named '(?P<name>[\w.]+)'")
 # Import names published under another distribution name (the common cases).
 PUBLISHED_AS = {
@@ -95,13 +98,24 @@ def distribution_for(root: Path, module: str) -> str:
 
 def named_distribution(root: Path, module: str) -> str | None:
     """The distribution providing ``module`` as a file where the project names its
-    dependencies spells it; None when none names it."""
+    dependencies spells it; None when none names it.
+
+    In order: the name spelled as a requirement; ``Py`` and the name (the common
+    spelling of a binding's: PyICU provides ``icu``); the name spelled as a key,
+    which is a dependency in Poetry's and Pipfile's tables (``hypothesis = "^6"``)
+    but only an extra's name in ``icu = ["PyICU"]``, so it comes last."""
     wanted = {_squashed(module), _squashed(PUBLISHED_AS.get(module, module))}
+    found: dict[str, str] = {}
     for text in _naming_texts(root):
-        for word in re.findall(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
-            if _squashed(word) in wanted:
-                return str(word)
-    return None
+        for match in NAMED.finditer(text):
+            word, squashed = match.group(1), _squashed(match.group(1))
+            if squashed in wanted:
+                rank = "key" if KEY.match(text, match.end()) else "named"
+            else:
+                rank = "prefixed" if squashed == "py" + _squashed(module) else ""
+            if rank:
+                found.setdefault(rank, word)
+    return next((found[r] for r in ("named", "prefixed", "key") if r in found), None)
 
 
 def imported_in_tests(root: Path) -> list[str]:

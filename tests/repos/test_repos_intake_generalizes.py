@@ -504,6 +504,18 @@ def test_a_missing_module_maps_to_the_distribution_the_project_names(tmp_path):
     assert not imported_by_project(tmp_path, "toml")
 
 
+def test_an_extras_name_is_not_the_distribution_a_binding_is(tmp_path):
+    """``icu = ["PyICU>=1.0.0"]`` (natsort's extras): the module ``icu`` is PyICU's, not the
+    index's unrelated ``icu``; a Poetry table's key still names its dependency."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project.optional-dependencies]\nicu = ["PyICU>=1.0.0"]\nfast = ["fastnumbers>=2.0"]\n'
+        '[tool.poetry.group.test.dependencies]\nhypothesis = "^6"\n'
+    )
+    assert distribution_for(tmp_path, "icu") == "PyICU"
+    assert distribution_for(tmp_path, "fastnumbers") == "fastnumbers"
+    assert distribution_for(tmp_path, "hypothesis") == "hypothesis"
+
+
 def test_every_vcs_backend_gets_the_version():
     env = version_env("1.2.dev3+gabc")
     assert env["PBR_VERSION"] == env["SETUPTOOLS_SCM_PRETEND_VERSION"] == "1.2.dev3+gabc"
