@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from corrupt.repos.projectfiles import strings, table
+from corrupt.repos.projectfiles import read_toml, strings, table
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -146,3 +148,26 @@ def _is_version(text: str) -> bool:
     except InvalidVersion:
         return False
     return True
+
+
+def poetry_locked(root: Path) -> list[str]:
+    """``name==version`` for every package ``root/poetry.lock`` pins that this platform
+    takes (its ``markers``, where Poetry 2 writes them), optional ones (extras) left out:
+    the versions the project tests with, as a ``uv.lock``'s are. Empty without a lock
+    or with one that cannot be read."""
+    packages = read_toml(root / "poetry.lock").get("package")
+    pins: list[str] = []
+    for package in packages if isinstance(packages, list) else []:
+        if not isinstance(package, dict) or package.get("optional") is True:
+            continue
+        name, version, markers = package.get("name"), package.get("version"), package.get("markers")
+        if not isinstance(name, str) or not isinstance(version, str) or not _NAME.match(name):
+            continue
+        try:
+            Version(version)
+            if isinstance(markers, str) and not Marker(markers).evaluate():
+                continue
+        except (InvalidVersion, InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+            continue
+        pins.append(f"{name}=={version}")
+    return pins

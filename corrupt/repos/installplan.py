@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from corrupt.repos.declared import pdm_groups, poetry_groups
+from corrupt.repos.declared import pdm_groups, poetry_groups, poetry_locked
 from corrupt.repos.projectfiles import read_toml, strings, table
 from corrupt.repos.testplan import plan_tests
 from corrupt.repos.uvtool import find_uv, install_env
@@ -40,7 +40,7 @@ class TestRequirements:
     extras: list[str] = field(default_factory=list)  # the optional-dependency tables chosen
     groups: list[str] = field(default_factory=list)  # the PEP 735 groups chosen
     # The versions the project's uv.lock pins for its dependencies and the chosen
-    # extras and groups: installed first, so tests run against the versions the
+    # extras and groups (else every package its poetry.lock pins): installed first, so tests run against the versions the
     # project itself tests with (the newest release may have broken them).
     locked: list[str] = field(default_factory=list)
 
@@ -72,8 +72,11 @@ def discover_test_requirements(root: Path) -> TestRequirements:
             found.packages.extend(p for p in tables[name] if p not in found.packages)
             found.sources.append(f"[{tool}] {name} dependencies")
     found.locked = locked_requirements(root, found.extras, found.groups)
+    lock = "uv.lock"
+    if not found.locked:
+        found.locked, lock = poetry_locked(root), "poetry.lock"
     if found.locked:
-        found.sources.append(f"uv.lock ({len(found.locked)} pinned)")
+        found.sources.append(f"{lock} ({len(found.locked)} pinned)")
     files = _requirement_files(root)
     found.files.extend(files)
     found.sources.extend(str(f.relative_to(root)) for f in files)

@@ -576,3 +576,21 @@ def test_stestr_runs_as_the_unittest_discovery_it_is(tmp_path):
     (tmp_path / "tox.ini").write_text("[testenv]\ncommands =\n    stestr run {posargs}\n")
     plan = plan_tests(tmp_path)
     assert (plan.runner, plan.paths) == ("unittest", ["tests/unit"])
+
+
+def test_a_poetry_lock_pins_what_this_platform_takes(tmp_path):
+    """sql-metadata's case: the suite passes with the sqlglot its poetry.lock pins only."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.poetry.dependencies]\npython = "^3.10"\nsqlglot = "^30.12.0"\n'
+        '[tool.poetry.group.dev.dependencies]\npytest = "^9.1.1"\n'
+    )
+    (tmp_path / "poetry.lock").write_text(
+        '[[package]]\nname = "sqlglot"\nversion = "30.13.0"\noptional = false\n\n'
+        '[[package]]\nname = "pytest"\nversion = "9.1.1"\noptional = false\n\n'
+        '[[package]]\nname = "pywin32"\nversion = "311"\noptional = false\n'
+        'markers = "sys_platform == \\"win32\\""\n\n'
+        '[[package]]\nname = "ujson"\nversion = "5.0"\noptional = true\n'
+    )
+    found = discover_test_requirements(tmp_path)
+    assert found.locked == ["sqlglot==30.13.0", "pytest==9.1.1"]
+    assert "poetry.lock (2 pinned)" in found.sources
