@@ -19,6 +19,12 @@ NETWORK_FAILURE = re.compile(
     r"|gaierror|Name or service not known|Temporary failure in name resolution"
     r"|Network is unreachable|No address associated with hostname|getaddrinfo failed"
 )
+# A build that asks git about the tree (hatch-vcs's commit-hash URL hook): the build
+# copy has no .git, by design (the cached clone keeps none).
+NO_GIT = re.compile(
+    r"fatal: not a git repository|\['git', 'rev-parse'|\['git', 'describe'|"
+    r"Command '\['git'[^\]]*\]' returned non-zero exit status|No such file or directory: 'git'"
+)
 NO_COMPILER = re.compile(
     r"can't find Rust compiler|Cargo, the Rust package manager, is not installed"
     r"|command '[\w./-]*(?:gcc|cc|clang|g\+\+|c\+\+)' failed: No such file"

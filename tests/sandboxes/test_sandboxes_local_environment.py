@@ -256,17 +256,30 @@ def test_a_project_whose_build_needs_the_web_is_left_unbuilt(tmp_path_factory, t
     ]
 
 
-def test_a_project_whose_build_fails_on_its_own_still_fails(tmp_path):
+def webbuild_whose_backend(tmp_path: Path, does: str):  # type: ignore[no-untyped-def]
+    """The webbuild fixture, its backend doing ``does`` before building instead."""
     source = tmp_path / "webbuild"
     shutil.copytree(FIXTURES / "webbuild", source)
     backend = source / "_build" / "licensed_backend.py"
     backend.write_text(
         backend.read_text().replace(
-            '    urllib.request.urlopen("https://license-text.invalid/MIT", timeout=20)',
-            '    raise RuntimeError("no license field")',
+            '    urllib.request.urlopen("https://license-text.invalid/MIT", timeout=20)', does
         )
     )
-    checkout = check_out(parse_spec(str(source)), cache_dir=tmp_path / "cache")
+    return check_out(parse_spec(str(source)), cache_dir=tmp_path / "cache")
+
+
+def test_a_build_that_asks_git_about_the_tree_is_left_unbuilt(tmp_path):
+    """hatch-vcs's URL hook runs ``git rev-parse HEAD``; the build copy has no .git."""
+    asks = '    import subprocess\n    subprocess.check_output(["git", "rev-parse", "HEAD"])'
+    checkout = webbuild_whose_backend(tmp_path, asks)
+    create_environment(checkout, cache_dir=tmp_path / "cache")
+    (added,) = recipe_for(checkout, cache_dir=tmp_path / "cache")["added"]
+    assert added.startswith("the project unbuilt: its build needs the repository's git: ")
+
+
+def test_a_project_whose_build_fails_on_its_own_still_fails(tmp_path):
+    checkout = webbuild_whose_backend(tmp_path, '    raise RuntimeError("no license field")')
     with pytest.raises(
         InstallError, match=r"'project without its dependencies' failed.*no license field"
     ):

@@ -48,7 +48,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 
 from corrupt.cache import cache_root
-from corrupt.errors import NETWORK_FAILURE, NO_COMPILER, InstallError
+from corrupt.errors import NETWORK_FAILURE, NO_COMPILER, NO_GIT, InstallError
 from corrupt.repos.installplan import (
     ALWAYS,
     PACKAGING_FILES,
@@ -380,7 +380,7 @@ def _install_project(
     When its dependencies cannot all be installed, the project goes in without
     them and they follow one by one: one unreachable dependency must not cost
     the whole environment. When the project's own build needs what the box lacks
-    (the web, a compiler), it stays unbuilt: the tests import the working tree
+    (the web, a compiler, the repository's git), it stays unbuilt: the tests import the working tree
     anyway (first on ``PYTHONPATH``), so only its installed metadata and entry
     points are missing, and a suite that needs them says so at baseline. A
     project that does not build for any other reason still fails.
@@ -653,12 +653,15 @@ def _write_static_dist(installer: _Installer, root: Path) -> str:
 
 def _lacking(log: Path, name: str) -> str | None:
     """What the machine lacks for step ``name``, from its output: "needs the web",
-    "needs a compiler", or None (the project's own failure)."""
+    "needs a compiler", "needs the repository's git", or None (the project's own
+    failure)."""
     output = _step_output(log, name)
     if NO_COMPILER.search(output):
         return "needs a compiler"
     if NETWORK_FAILURE.search(output):
         return "needs the web"
+    if NO_GIT.search(output):
+        return "needs the repository's git"
     return None
 
 
