@@ -22,6 +22,7 @@ from typing import Any
 
 from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from corrupt.repos.projectfiles import read_toml, strings, table
@@ -151,23 +152,61 @@ def _is_version(text: str) -> bool:
 
 
 def poetry_locked(root: Path) -> list[str]:
-    """``name==version`` for every package ``root/poetry.lock`` pins that this platform
-    takes (its ``markers``, where Poetry 2 writes them), optional ones (extras) left out:
-    the versions the project tests with, as a ``uv.lock``'s are. Empty without a lock
-    or with one that cannot be read."""
+    """``name==version`` for what ``root/poetry.lock`` pins of the project's own
+    dependencies (``[tool.poetry.dependencies]``, ``[project] dependencies``) and theirs,
+    followed through the lock's dependency lists: the versions the project tests with, as
+    a ``uv.lock``'s are. Test tools come as the test groups declare them (an old pinned
+    coverage.py would not serve corrupt's own run). Left out: optional dependencies, a
+    package whose ``markers`` this platform does not take, and one the lock pins twice
+    (per Python version: which one applies is the resolver's to say). Empty without a
+    lock or with one that cannot be read."""
     packages = read_toml(root / "poetry.lock").get("package")
-    pins: list[str] = []
+    locked: dict[str, list[dict[str, Any]]] = {}
     for package in packages if isinstance(packages, list) else []:
-        if not isinstance(package, dict) or package.get("optional") is True:
+        if isinstance(package, dict) and isinstance(package.get("name"), str):
+            locked.setdefault(canonicalize_name(package["name"]), []).append(package)
+    pyproject = read_toml(root / "pyproject.toml")
+    wanted: list[str | None] = [
+        n for n in table(pyproject, "tool", "poetry", "dependencies") if n != "python"
+    ]
+    wanted += [
+        _requirement_name(r) for r in strings(table(pyproject, "project").get("dependencies"))
+    ]
+    pins: list[str] = []
+    seen: set[str] = set()
+    while wanted:
+        name = canonicalize_name(wanted.pop(0) or "-")
+        if name in seen or len(locked.get(name, ())) != 1:
             continue
-        name, version, markers = package.get("name"), package.get("version"), package.get("markers")
-        if not isinstance(name, str) or not isinstance(version, str) or not _NAME.match(name):
+        seen.add(name)
+        package = locked[name][0]
+        pin = _pin(package)
+        if pin is None:
             continue
-        try:
-            Version(version)
-            if isinstance(markers, str) and not Marker(markers).evaluate():
-                continue
-        except (InvalidVersion, InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
-            continue
-        pins.append(f"{name}=={version}")
+        pins.append(pin)
+        needs = table(package, "dependencies")
+        wanted += [
+            d for d, spec in needs.items() if not (isinstance(spec, dict) and spec.get("optional"))
+        ]
     return pins
+
+
+def _pin(package: dict[str, Any]) -> str | None:
+    """``name==version`` for a lock entry this platform installs, else None."""
+    name, version, markers = package.get("name"), package.get("version"), package.get("markers")
+    if package.get("optional") is True or not isinstance(version, str):
+        return None
+    try:
+        Version(version)
+        if isinstance(markers, str) and not Marker(markers).evaluate():
+            return None
+    except (InvalidVersion, InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+        return None
+    return f"{name}=={version}" if isinstance(name, str) and _NAME.match(name) else None
+
+
+def _requirement_name(text: str) -> str | None:
+    try:
+        return Requirement(text).name
+    except InvalidRequirement:
+        return None

@@ -578,19 +578,28 @@ def test_stestr_runs_as_the_unittest_discovery_it_is(tmp_path):
     assert (plan.runner, plan.paths) == ("unittest", ["tests/unit"])
 
 
-def test_a_poetry_lock_pins_what_this_platform_takes(tmp_path):
-    """sql-metadata's case: the suite passes with the sqlglot its poetry.lock pins only."""
+def test_a_poetry_lock_pins_the_projects_own_dependencies(tmp_path):
+    """sql-metadata's case: the suite passes with the sqlglot its poetry.lock pins only.
+    What the project itself needs is pinned, through the lock's dependency lists; its dev
+    tools, extras, another platform's packages and a package pinned per Python are not."""
     (tmp_path / "pyproject.toml").write_text(
         '[tool.poetry.dependencies]\npython = "^3.10"\nsqlglot = "^30.12.0"\n'
+        'pywin32 = {version = "*", markers = "sys_platform == \'win32\'"}\n'
         '[tool.poetry.group.dev.dependencies]\npytest = "^9.1.1"\n'
     )
     (tmp_path / "poetry.lock").write_text(
-        '[[package]]\nname = "sqlglot"\nversion = "30.13.0"\noptional = false\n\n'
+        '[[package]]\nname = "sqlglot"\nversion = "30.13.0"\noptional = false\n'
+        '[package.dependencies]\nTyping_Extensions = ">=4"\ndocutils = "*"\n'
+        'ujson = {version = "*", optional = true}\n\n'
+        '[[package]]\nname = "typing-extensions"\nversion = "4.15.0"\noptional = false\n\n'
+        '[[package]]\nname = "docutils"\nversion = "0.21.2"\noptional = false\n\n'
+        '[[package]]\nname = "docutils"\nversion = "0.22.4"\noptional = false\n\n'
+        '[[package]]\nname = "ujson"\nversion = "5.0"\noptional = true\n\n'
         '[[package]]\nname = "pytest"\nversion = "9.1.1"\noptional = false\n\n'
         '[[package]]\nname = "pywin32"\nversion = "311"\noptional = false\n'
-        'markers = "sys_platform == \\"win32\\""\n\n'
-        '[[package]]\nname = "ujson"\nversion = "5.0"\noptional = true\n'
+        'markers = "sys_platform == \\"win32\\""\n'
     )
     found = discover_test_requirements(tmp_path)
-    assert found.locked == ["sqlglot==30.13.0", "pytest==9.1.1"]
+    assert found.locked == ["sqlglot==30.13.0", "typing-extensions==4.15.0"]
     assert "poetry.lock (2 pinned)" in found.sources
+    assert found.packages == ["pytest<10,>=9.1.1"]  # the dev group, as declared
