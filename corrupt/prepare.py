@@ -334,7 +334,9 @@ def _other_pythons(
         if not any(needs in i.stdlib for i in installed_interpreters()):
             return ""  # a third-party module that did not install: no interpreter brings it
     tried = which_interpreter(pinned.python)
-    others = other_interpreters(pinned.path, tried, needs_module=needs)[:MAX_OTHER_PYTHONS]
+    others = other_interpreters(pinned.path, tried, needs_module=needs, as_of=pinned.committed)[
+        :MAX_OTHER_PYTHONS
+    ]
     if not others:
         installed = ", ".join(i.label for i in installed_interpreters())
         return (

@@ -25,6 +25,7 @@ from corrupt.repos.specs import parse_spec
 from corrupt.sandboxes.local.bubblewrap import interpreter_roots
 from corrupt.sandboxes.local.environment import environment_key, recipe_for
 from corrupt.sandboxes.local.interpreters import (
+    RELEASED,
     Interpreter,
     declared_support,
     find_interpreter,
@@ -303,3 +304,20 @@ def test_a_requires_python_no_installed_interpreter_satisfies_is_one_line(
     line = " ".join(proc.stderr.split())
     assert "requires Python >=3.99, and no installed interpreter satisfies it" in line
     assert "uv python install 3.99" in line
+
+
+def test_an_old_commit_tries_the_pythons_of_its_date_first(tmp_path):
+    """astroid's case: a 2021 commit calls what Python 3.11 removed; of the others it
+    supports, those released by the commit's date come first, newest first."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "p"\nversion = "1"\nrequires-python = ">=3.8"\n'
+    )
+    own = own_interpreter()
+    newest_first = other_interpreters(tmp_path, own)
+    if len({i.minor for i in newest_first}) < 2:
+        pytest.skip("fewer than two other CPython minor versions are installed")
+    assert other_interpreters(tmp_path, own, as_of="2999-01-01T00:00:00Z") == newest_first
+    oldest = newest_first[-1]
+    dated = other_interpreters(tmp_path, own, as_of=RELEASED[oldest.minor] + "T12:00:00Z")
+    assert dated[0] == oldest and set(dated) == set(newest_first)
+    assert dated[1:] == newest_first[:-1]  # the later ones after it, newest first still

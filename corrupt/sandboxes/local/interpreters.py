@@ -58,6 +58,14 @@ _SETUP_PY_REQUIRES = re.compile(r"""python_requires\s*=\s*(['"])([^'"]+)\1""")
 _SETUP_PY_CLASSIFIER = re.compile(r"""['"]Programming Language :: Python :: (\d+)\.(\d+)['"]""")
 
 
+# When each minor version was released: the Pythons a commit of a date was tested on.
+RELEASED = {
+    (3, 6): "2016-12-23", (3, 7): "2018-06-27", (3, 8): "2019-10-14", (3, 9): "2020-10-05",
+    (3, 10): "2021-10-04", (3, 11): "2022-10-24", (3, 12): "2023-10-02", (3, 13): "2024-10-07",
+    (3, 14): "2025-10-07",
+}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Interpreter:
     """One installed Python: its version, real executable and prefix (``sys.base_prefix``)."""
@@ -269,11 +277,13 @@ def _poetry_range(value: str) -> str | None:
 
 
 def other_interpreters(
-    root: Path, tried: Interpreter, *, needs_module: str | None = None
+    root: Path, tried: Interpreter, *, needs_module: str | None = None, as_of: str | None = None
 ) -> list[Interpreter]:
     """The installed interpreters besides ``tried`` that ``root`` supports, newest first, one
     per minor version (its newest patch release; of ``tried``'s minor only a newer one).
-    With ``needs_module``, only those whose standard library has that module."""
+    With ``needs_module``, only those whose standard library has that module. With
+    ``as_of`` (a commit's date), those released by then come first, newest first: a
+    commit of 2021 was tested on the Pythons of 2021 (one may call what 3.11 removed)."""
     support = declared_support(root)
     chosen: list[Interpreter] = []
     for interpreter in installed_interpreters():
@@ -286,6 +296,8 @@ def other_interpreters(
         if needs_module is not None and needs_module not in interpreter.stdlib:
             continue
         chosen.append(interpreter)
+    if as_of is not None:
+        chosen.sort(key=lambda i: RELEASED.get(i.minor, "9999") > as_of[:10])  # stable
     return chosen
 
 
