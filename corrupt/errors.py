@@ -12,8 +12,9 @@ import re
 
 # What a failed step printed when the machine, not the project, lacks something: a
 # network the step wanted (a build backend that downloads, a test calling a web
-# service), or a compiler a build needs. Older packages or another Python would not
-# bring either, so those retries are not tried for them.
+# service; older packages or another Python would not bring it, so those retries
+# are not tried), git, or a compiler a build needs (the project is then left
+# unbuilt: sandboxes/local/environment.py).
 NETWORK_FAILURE = re.compile(
     r"ConnectionError|ConnectTimeout|ConnectionRefused|NewConnectionError|MaxRetryError"
     r"|gaierror|Name or service not known|Temporary failure in name resolution"

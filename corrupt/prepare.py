@@ -62,7 +62,6 @@ from corrupt.sandboxes.local.interpreters import (
 Stage = Callable[[str], AbstractContextManager[None]]
 RECENT = timedelta(days=1)
 MAX_OTHER_PYTHONS = 2  # each costs an environment and two suite runs
-# A failure no interpreter changes: the box has no network.
 MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 

@@ -40,8 +40,9 @@ class TestRequirements:
     extras: list[str] = field(default_factory=list)  # the optional-dependency tables chosen
     groups: list[str] = field(default_factory=list)  # the PEP 735 groups chosen
     # The versions the project's uv.lock pins for its dependencies and the chosen
-    # extras and groups (else every package its poetry.lock pins): installed first, so tests run against the versions the
-    # project itself tests with (the newest release may have broken them).
+    # extras and groups (else those its poetry.lock pins for its own dependencies):
+    # installed first, so tests run against the versions the project itself tests
+    # with (the newest release may have broken them).
     locked: list[str] = field(default_factory=list)
 
 

@@ -380,10 +380,10 @@ def _install_project(
     When its dependencies cannot all be installed, the project goes in without
     them and they follow one by one: one unreachable dependency must not cost
     the whole environment. When the project's own build needs what the box lacks
-    (the web, a compiler, the repository's git), it stays unbuilt: the tests import the working tree
-    anyway (first on ``PYTHONPATH``), so only its installed metadata and entry
-    points are missing, and a suite that needs them says so at baseline. A
-    project that does not build for any other reason still fails.
+    (the web, a compiler, the repository's git), it stays unbuilt: the tests
+    import the working tree anyway (first on ``PYTHONPATH``), and the metadata its
+    ``[project]`` table declares is written in its place. A project that does not
+    build for any other reason still fails.
     """
     if any((root / name).is_file() for name in PACKAGING_FILES):
         _say(progress, "installing the project")
@@ -644,10 +644,16 @@ def _write_static_dist(installer: _Installer, root: Path) -> str:
     if dist is None or not found or not found[0].resolve().is_relative_to(venv):
         return ""
     folder = found[0].resolve() / dist.folder
-    folder.mkdir()  # a name already taken (a link too) is an error, never written through
-    for name, text in dist.files.items():
-        with os.fdopen(os.open(folder / name, MARKER_FLAGS, 0o644), "w", encoding="utf-8") as fh:
-            fh.write(text)
+    try:
+        folder.mkdir()  # a name already taken (a link too) is never written through
+        for name, text in dist.files.items():
+            fd = os.open(folder / name, MARKER_FLAGS, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+    except OSError as exc:
+        with installer.log.open("a", encoding="utf-8") as log:
+            log.write(f"\nthe declared metadata was not written: {exc}\n")
+        return ""
     return f", with the metadata pyproject.toml declares ({dist.folder})"
 
 
