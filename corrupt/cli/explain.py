@@ -76,6 +76,15 @@ def explain_environment(checkout: Checkout, console: Console, *, asked: bool = F
     if added:
         text = ", ".join(map(str, added))
         console.print(f"added beyond the declared: {escape(text)}", highlight=False, soft_wrap=True)
+    locales = recipe.get("locales") or []
+    unmade = recipe.get("locales_unmade") or []
+    if locales or unmade:
+        text = ", ".join(map(str, locales)) or "none"
+        if unmade:
+            text += f"; not made: {', '.join(map(str, unmade))}"
+        console.print(
+            f"locales compiled for the suite: {escape(text)}", highlight=False, soft_wrap=True
+        )
     console.print(
         "left out: pytest plugins that run linters and type checkers as tests "
         "(mypy, flake8, isort, pylint, black, ruff, pycodestyle, pydocstyle)",

@@ -80,6 +80,9 @@ class Environment:
     # Host folders of the interpreter a venv was created from, which a box must show
     # read-only (local sandbox); empty: corrupt's own.
     interpreter_roots: tuple[Path, ...] = ()
+    # A host folder of locales compiled for the suite (local sandbox), which its runs
+    # see read-only and search first (``LOCPATH``); None: the host's locales.
+    locales: str | None = None
 
 
 @dataclass(frozen=True)

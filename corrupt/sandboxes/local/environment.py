@@ -56,6 +56,7 @@ from corrupt.repos.installplan import (
     discover_test_requirements,
     test_groups,
 )
+from corrupt.repos.locales import wanted_locales
 from corrupt.repos.missing import (
     distribution_for,
     imported_by_project,
@@ -73,6 +74,7 @@ from corrupt.sandboxes.local.bubblewrap import HOME, Box, interpreter_roots, req
 from corrupt.sandboxes.local.interpreters import Interpreter, interpreter_hint, which_interpreter
 from corrupt.sandboxes.local.launch import network_mode, started, unboxed
 from corrupt.sandboxes.local.limits import confined
+from corrupt.sandboxes.local.locales import locale_env, provide_locales
 from corrupt.scratch import remove_tree, scratch_dir
 
 MARKER = ".corrupt-complete"
@@ -160,6 +162,7 @@ class _Installer:
             raise InstallError(f"installing the packages of {as_of} needs uv (pip install uv)")
         self.uv_cache = uv_cache
         self.bwrap = require_bwrap() if isolation else None
+        self.locales: Path | None = None  # compiled locales the steps then see (LOCPATH)
         self.env = install_env()
         if self.uv:
             self.env.update(UV_CACHE_DIR=str(self.uv_cache), UV_LINK_MODE="copy", UV_NO_CONFIG="1")
@@ -180,7 +183,11 @@ class _Installer:
         self.uv_cache.mkdir(parents=True, exist_ok=True)
         tools = [Path(self.uv)] if self.uv else []
         box = Box(
-            read_only=(*tools, *interpreter_roots(self.interpreter)),
+            read_only=(
+                *tools,
+                *interpreter_roots(self.interpreter),
+                *([self.locales] if self.locales else []),
+            ),
             writable=(self.venv, self.source, self.uv_cache),
             network=network_mode(self.env),
             tmp_mb=INSTALL_LIMITS.disk_mb,
@@ -204,7 +211,7 @@ class _Installer:
                 with (
                     confined(INSTALL_LIMITS) as preexec,
                     self._launch(argv)(
-                        env={**self.env, **(env or {})},
+                        env={**self.env, **locale_env(self.locales), **(env or {})},
                         stdout=fh,
                         stderr=subprocess.STDOUT,
                         preexec_fn=preexec,
@@ -272,23 +279,29 @@ def create_environment(
     envs = Path(cache_dir or cache_root()) / "envs"
     venv = envs / key
     log = envs / f"{key}.log"
-    env = Environment(
+    if not (venv / MARKER).is_file():
+        envs.mkdir(parents=True, exist_ok=True)
+        with open(envs / f"{key}.lock", "w") as lock:
+            # concurrent builds of one repo: the first builds, the rest wait
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (venv / MARKER).is_file():
+                _build(checkout, venv, log, progress, isolation=isolation, interpreter=interpreter)
+    locales = locales_folder(venv)
+    return Environment(
         key=key,
         kind="venv",
         python=str(venv / "bin" / "python"),
         location=str(venv),
         log=log,
         interpreter_roots=tuple(interpreter_roots(interpreter)),
+        locales=str(locales) if locales.is_dir() else None,
     )
-    if (venv / MARKER).is_file():
-        return env
-    envs.mkdir(parents=True, exist_ok=True)
-    with open(envs / f"{key}.lock", "w") as lock:
-        # concurrent builds of one repo: the first builds, the rest wait
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (venv / MARKER).is_file():
-            _build(checkout, venv, log, progress, isolation=isolation, interpreter=interpreter)
-    return env
+
+
+def locales_folder(venv: Path) -> Path:
+    """Where the locales the venv's runs need and the host lacks are compiled: next to the
+    venv, not in it, because install steps (repository code) may write into the venv."""
+    return venv.with_name(f"{venv.name}.locales")
 
 
 def _build(
@@ -301,6 +314,7 @@ def _build(
     interpreter: Interpreter,
 ) -> None:
     remove_tree(venv)
+    remove_tree(locales_folder(venv))
     log.write_text(
         f"corrupt environment for {checkout.name} at {checkout.commit} on {interpreter}\n",
         encoding="utf-8",
@@ -349,6 +363,8 @@ def _build(
         missing = [p for p in ALWAYS if p in dropped]
         if missing:
             raise InstallError(f"{', '.join(missing)} did not install; log: {log}")
+        locales = provide_locales(wanted_locales(source), locales_folder(venv))
+        installer.locales = locales.folder
         pytest_pin = _fit_collection(installer, source, progress)
         _install_test_imports(installer, source, progress)
         recipe = {
@@ -361,6 +377,8 @@ def _build(
             "extras": found.extras,
             "dropped": [d.replace(str(source) + "/", "") for d in dropped],
             "added": installer.fallbacks,
+            "locales": locales.made,
+            "locales_unmade": locales.unmade,
         }
     finally:
         remove_tree(tmp)

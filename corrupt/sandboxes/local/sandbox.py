@@ -55,6 +55,7 @@ from corrupt.sandboxes.local.bubblewrap import HOME, Box, interpreter_roots, req
 from corrupt.sandboxes.local.environment import create_environment
 from corrupt.sandboxes.local.launch import network_mode, started, unboxed
 from corrupt.sandboxes.local.limits import confined
+from corrupt.sandboxes.local.locales import locale_env
 from corrupt.scratch import remove_tree, scratch_dir
 
 PASSED_THROUGH = ("LANG", "LANGUAGE", "TZ", "TERM")
@@ -154,6 +155,7 @@ class LocalSandbox(Sandbox):
                     Path(env.location),
                     *(env.interpreter_roots or interpreter_roots()),
                     *reads,
+                    *([Path(env.locales)] if env.locales else []),
                 ),
                 writable=(io, *writes),
                 workdir=(tree, WORKDIR),
@@ -306,6 +308,7 @@ def _scrubbed_env(env: Environment, *, home: str, tmp: str, bytecode: Path) -> d
         TMPDIR=tmp,
         VIRTUAL_ENV=env.location,
         PYTHONDONTWRITEBYTECODE="1",
+        **locale_env(env.locales),
     )
     if bytecode.is_dir():
         # With a prefix Python looks for bytecode nowhere else: an empty one would
