@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from corrupt.repos.mentions import python_texts
 from corrupt.repos.projectfiles import read_text
 
 # Where CI and runners set up a machine; the workflows folder is read whole.
@@ -24,9 +25,6 @@ SETUP_FILES = (".travis.yml", ".gitlab-ci.yml", "azure-pipelines.yml", ".circlec
                "tox.ini", "noxfile.py", "Makefile", "makefile", "GNUmakefile", "Dockerfile")  # fmt: skip
 RUNNER_DEFAULT = "en_US.UTF-8"
 MAX_LOCALES = 8  # past that, a file names locales as data (a locale library's tables), not set-up
-MAX_TEST_FILES = 3000
-MAX_FILE_BYTES = 500_000
-SKIPPED_DIRS = frozenset({".git", ".tox", ".nox", ".venv", "venv", "node_modules", "build"})
 
 # A POSIX locale name: language, territory, optional codeset and modifier.
 NAME = r"[a-z]{2,3}_[A-Z]{2}(?:\.[A-Za-z0-9-]{3,15})?(?:@[a-z]{3,12})?"
@@ -49,7 +47,7 @@ def wanted_locales(root: Path) -> list[str]:
                 named += IN_SETUP.findall(line)
     literals: Counter[str] = Counter()
     sets_locale = False
-    for text in _test_texts(root):
+    for text in python_texts(root, tests_only=True):
         literals.update(QUOTED_WITH_CODESET.findall(text))
         sets_locale = sets_locale or bool(SETS_LOCALE.search(text))
     if named or literals or sets_locale:
@@ -68,25 +66,3 @@ def _setup_texts(root: Path) -> Iterator[str]:
             text = read_text(path)
             if text is not None:
                 yield text
-
-
-def _test_texts(root: Path) -> Iterator[str]:
-    """The Python files under folders named for tests (and test modules anywhere)."""
-    seen = 0
-    for path in sorted(root.rglob("*.py")):
-        if seen >= MAX_TEST_FILES:
-            return
-        parts = path.relative_to(root).parts
-        if SKIPPED_DIRS.intersection(parts[:-1]) or path.is_symlink():
-            continue
-        if not any("test" in part.lower() for part in parts) and path.name != "conftest.py":
-            continue
-        seen += 1
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                continue
-        except OSError:
-            continue
-        text = read_text(path)
-        if text is not None:
-            yield text

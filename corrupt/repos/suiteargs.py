@@ -61,6 +61,13 @@ LINTERS_OFF = [
     )  # fmt: skip
     for arg in ("-p", f"no:{name}")
 ]
+# pytest-perf (entry point ``perf``, in jaraco's project skeleton) collects
+# ``exercises.py`` as tests that time the tree against the project's upstream, which
+# they pip-install from its git origin: no network and no ``.git`` in the box, and
+# speed, not behaviour. Its plugin also imports keyring, which on Python < 3.12 loads
+# the importlib_metadata backport into pytest (importlib_metadata's own suite then
+# cannot find pluggy's metadata). Off in every run, as the linters are.
+LINTERS_OFF += ["-p", "no:perf"]
 
 
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing

@@ -64,6 +64,11 @@ class Sandbox(ABC):
         later runs in ``env`` read (sandboxes without one answer False)."""
         return False
 
+    def forgo_bytecode(self, env: Environment) -> bool:
+        """Stop using the bytecode cache for ``env`` from now on, for a suite that inspects
+        its own bytecode; False when there was none to stop using."""
+        return False
+
     def serve(self, env: Environment, tree: Path, command: Command) -> Service | None:
         """Start ``command`` as a long-lived server in ``tree``, or None where this sandbox
         cannot keep one (callers then run a fresh command each time).

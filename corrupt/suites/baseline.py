@@ -23,6 +23,7 @@ from corrupt.cache import cache_root
 from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
 from corrupt.repos.budget import MEASURE_FACTOR, SHARE, quickest_files
 from corrupt.repos.coverage import pack_line_coverage, unpack_line_coverage
+from corrupt.repos.mentions import handles_bytecode
 from corrupt.repos.models import FAILING_OUTCOMES, Baseline, Checkout, Environment, TestReport
 from corrupt.repos.suiteargs import PYTEST_NO_TESTS, test_command
 from corrupt.repos.testplan import TestPlan, plan_tests
@@ -56,17 +57,68 @@ def compute_baseline(
         and not cached.cut_below(time_limit)
     ):
         return cached
+    reports: list[TestReport] = []
+    try:
+        baseline = _computed(checkout, sandbox, env, time_limit, cache, reports)
+    except (RedBaselineError, NoTestsError):
+        handles = _handles_bytecode(reports) or handles_bytecode(checkout.path)
+        if not (handles and sandbox.forgo_bytecode(env)):
+            raise
+        baseline = _computed(checkout, sandbox, env, time_limit, cache, [])
+    _store(cache, baseline)
+    return baseline
+
+
+# What a red run says when the suite compiles, or looks for, bytecode itself: the
+# sandbox's bytecode cache (``PYTHONPYCACHEPREFIX``) moves it, and makes it read-only.
+# Its code may say so where its errors do not (alembic's: "Can't locate revision").
+HANDLES_BYTECODE = re.compile(r"__pycache__|\.pyc\b|pycache_prefix|cache_from_source")
+
+
+def _handles_bytecode(reports: list[TestReport]) -> bool:
+    """Whether the failing runs' errors speak of bytecode files."""
+    return any(
+        HANDLES_BYTECODE.search(f"{result.message or ''} {report.output_tail}")
+        for report in reports
+        for result in report.results.values()
+        if result.outcome in FAILING_OUTCOMES
+    )
+
+
+def _computed(
+    checkout: Checkout,
+    sandbox: Sandbox,
+    env: Environment,
+    time_limit: float,
+    cache: Path,
+    reports: list[TestReport],
+) -> Baseline:
+    """Two runs and a coverage run in a fresh working copy; ``reports`` gets the two runs'."""
     with Workspace(checkout) as ws:
         # a run with the packages of the commit's date, or on another Python, keeps its own
         # log next to today's
         dated = f"-{checkout.packages_as_of[:10]}" if checkout.packages_as_of else ""
         dated += f"-py{checkout.python}" if checkout.python else ""
         log = _Log(
-            cache.with_name(f"{cache.stem}{dated}.log"), shlex.join(test_command(ws.path)[0])
+            cache.with_name(f"{cache.stem}{dated}.log"),
+            shlex.join(test_command(ws.path)[0]),
+            reports,
         )
         cut = _Cut(cache.with_suffix(".cut.json"), time_limit)
         first, subset, reached = _first_run(sandbox, env, ws.path, time_limit, log, cut)
-        second = _suite_run(sandbox, env, ws.path, time_limit, "second", log, subset=subset)
+        try:
+            second = _suite_run(sandbox, env, ws.path, time_limit, "second", log, subset=subset)
+        except SuiteTooSlowError:
+            if subset:
+                raise
+            # The first run only just fitted: every later run (screening, verification)
+            # would sit at the edge of the budget, so the suite is cut as if it had not.
+            subset, reached = _cut_to_budget(sandbox, env, ws.path, time_limit)
+            if not subset:
+                raise
+            cut.keep(subset, reached)
+            first = _suite_run(sandbox, env, ws.path, time_limit, "first", log, subset=subset)
+            second = _suite_run(sandbox, env, ws.path, time_limit, "second", log, subset=subset)
         flaky = sorted(
             n
             for n in first.results.keys() | second.results.keys()
@@ -123,16 +175,16 @@ def compute_baseline(
             suite_files=reached,
             cut_at=time_limit if subset else 0.0,
         )
-    _store(cache, baseline)
     return baseline
 
 
 class _Log:
     """Where a failed baseline run's output goes, so the one-line error can point at it."""
 
-    def __init__(self, path: Path, command: str) -> None:
+    def __init__(self, path: Path, command: str, reports: list[TestReport]) -> None:
         self.path = path
         self.command = command
+        self.reports = reports  # every run that finished, for a retry to read
 
     def keep(self, report: TestReport) -> str:
         """Write the run's command, outcome and output; returns ``"; log: PATH"``."""
@@ -268,6 +320,7 @@ def _suite_run(
         stores_bytecode=stores_bytecode,
         subset=subset or (),
     )
+    log.reports.append(report)
     if report.timed_out:
         cut = f", cut to {len(subset)} test files" if subset else ""
         raise SuiteTooSlowError(

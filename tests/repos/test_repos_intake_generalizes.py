@@ -388,6 +388,82 @@ def test_a_suite_over_budget_once_is_not_cut_when_every_file_fits(
     ]
 
 
+def test_a_suite_that_fits_its_budget_once_only_is_cut(sandbox, tmp_path_factory, tmp_path):
+    """A first run inside the budget and a second over it (here a test quick on its first
+    run and slow after, as on a machine getting busier; icalendar's 18,780 tests took 58 s
+    of 60, then more): the suite is cut, as if the first run had been over."""
+    later = (
+        "import pathlib, time\n\nMARK = pathlib.Path(__file__).with_name('ran-once')\n\n"
+        "def test_slow_after_the_first_time():\n"
+        "    if MARK.exists():\n        time.sleep(8)\n    MARK.touch()\n"
+    )
+    make_repo(
+        tmp_path / "slowlater",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "slowlater"\nversion = "1"\n',
+            "slowlater.py": "X = 1\n",
+            "tests/test_later.py": later,
+            "tests/test_x.py": "def test_x():\n    assert True\n",
+        },
+    )
+    _, baseline = folder_baseline(tmp_path / "slowlater", sandbox, tmp_path_factory, time_limit=5)
+    assert (baseline.subset, baseline.cut_at) == (["tests/test_x.py"], 5)
+    assert baseline.tests == ["tests/test_x.py::test_x"]
+
+
+def test_a_suite_that_compiles_its_own_bytecode_runs_without_the_cache(tmp_path_factory, tmp_path):
+    """alembic's tests compile scripts and load them from ``__pycache__`` (pytest-randomly's
+    look for that folder): the bytecode cache's prefix moves the ``.pyc`` elsewhere, so
+    the suite is red with it and green without, and every later run goes without."""
+    compiles = (
+        "import py_compile\n\n"
+        "def test_compiled_beside_its_source(tmp_path):\n"
+        "    source = tmp_path / 'script.py'\n    source.write_text('X = 1\\n')\n"
+        "    py_compile.compile(str(source), doraise=True)\n"
+        "    assert [p.name for p in (tmp_path / '__pycache__').glob('script.*.pyc')]\n"
+    )
+    make_repo(
+        tmp_path / "selfcompiled",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "selfcompiled"\nversion = "1"\n',
+            "selfcompiled.py": "X = 1\n",
+            "tests/test_compiled.py": compiles,
+            "tests/test_x.py": "def test_x():\n    assert True\n",
+        },
+    )
+    sandbox = LocalSandbox(cache_dir=tmp_path / "cache")
+    pinned, baseline = folder_baseline(tmp_path / "selfcompiled", sandbox, tmp_path_factory)
+    assert baseline.tests == [
+        "tests/test_compiled.py::test_compiled_beside_its_source",
+        "tests/test_x.py::test_x",
+    ]
+    env = sandbox.prepare(pinned)
+    assert not sandbox.stores_bytecode(env)  # and nothing will fill the cache again
+    assert not sandbox.forgo_bytecode(env)
+    assert not (tmp_path / "cache" / "bytecode" / env.key).exists()
+
+
+def test_pytest_perf_timings_against_upstream_are_left_out(sandbox, tmp_path_factory, tmp_path):
+    """jaraco's skeleton declares pytest-perf, which collects ``exercises.py`` as tests that
+    pip-install the project's upstream from its git origin: never in the box."""
+    make_repo(
+        tmp_path / "timed",
+        {
+            "pyproject.toml": SETUPTOOLS
+            + '[project]\nname = "timed"\nversion = "1"\n'
+            + '[project.optional-dependencies]\ntest = ["pytest-perf"]\n',
+            "timed.py": "X = 1\n",
+            "exercises.py": (
+                "from pytest_perf.deco import extras\n\n\n@extras('test')\n"
+                'def import_perf():\n    "import"\n    import timed  # noqa\n'
+            ),
+            "tests/test_x.py": "def test_x():\n    assert True\n",
+        },
+    )
+    _, baseline = folder_baseline(tmp_path / "timed", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_x.py::test_x"]
+
+
 def test_a_suite_no_file_of_which_fits_the_budget_is_refused(sandbox, tmp_path_factory, tmp_path):
     make_repo(
         tmp_path / "allslow",

@@ -8,6 +8,7 @@ something else, is what stops it.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,7 @@ from sandbox_contract import (
 )
 
 from corrupt.errors import InputError
+from corrupt.repos.models import Limits
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.local.bubblewrap import (
     BOX_HOSTS,
@@ -36,6 +38,7 @@ from corrupt.sandboxes.local.bubblewrap import (
     interpreter_roots,
     require_bwrap,
 )
+from corrupt.sandboxes.local.limits import confined
 from corrupt.sandboxes.local.sandbox import LocalSandbox
 from corrupt.sandboxes.registry import get_sandbox
 from corrupt.suites.runner import run_tests
@@ -168,3 +171,25 @@ def test_a_box_home_is_a_new_accounts_home():
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["['.profile']", "profile OSError"]
+
+
+def test_a_box_gets_the_default_interrupt_when_corrupt_ignores_it():
+    # corrupt started in the background of a non-interactive shell ignores SIGINT and
+    # SIGQUIT, and exec keeps that: cmd2's test that interrupts its own child then
+    # waited for it in vain. What runs in a box starts with the defaults.
+    argv = ["grep", "SigIgn", "/proc/self/status"]
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with confined(Limits()) as preexec:
+            proc = subprocess.run(
+                box_argv(require_bwrap(), Box(), argv, Path("/")),
+                capture_output=True,
+                text=True,
+                timeout=60,
+                preexec_fn=preexec,
+            )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert proc.returncode == 0, proc.stderr
+    ignored = int(proc.stdout.split()[1], 16)
+    assert not ignored & (1 << (signal.SIGINT - 1) | 1 << (signal.SIGQUIT - 1))

@@ -73,6 +73,11 @@ def die_with_parent() -> None:
 
 def _enter(groups: list[Path], limits: Limits) -> None:
     die_with_parent()
+    # A process started in the background of a non-interactive shell ignores SIGINT and
+    # SIGQUIT, and the ignoring is inherited through exec: a test that interrupts its
+    # own child (cmd2's) would then wait for it in vain. Tests get the defaults.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
     for group in groups:
         with open(group / "cgroup.procs", "w") as handle:
             handle.write("0\n")

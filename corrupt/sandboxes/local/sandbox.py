@@ -103,7 +103,20 @@ class LocalSandbox(Sandbox):
             remove_tree(scratch)
 
     def stores_bytecode(self, env: Environment) -> bool:
-        return not self._bytecode(env).is_dir()
+        return not self._bytecode_off(env).exists() and not self._bytecode(env).is_dir()
+
+    def forgo_bytecode(self, env: Environment) -> bool:
+        """A suite that compiles or looks for ``.pyc`` files itself (alembic's tests compile
+        scripts and load them from ``__pycache__``; pytest-randomly's look for that folder)
+        sees them moved by ``PYTHONPYCACHEPREFIX`` and, when the cache is read-only, cannot
+        write them: its runs then compile as Python does by default, into nothing."""
+        off = self._bytecode_off(env)
+        if off.exists():
+            return False
+        off.parent.mkdir(parents=True, exist_ok=True)
+        off.touch()
+        remove_tree(self._bytecode(env))
+        return True
 
     def _bytecode(self, env: Environment) -> Path:
         """The environment's bytecode cache: what one run of the unchanged tree compiled
@@ -111,6 +124,10 @@ class LocalSandbox(Sandbox):
         that later runs import instead of compiling. The key names a commit, so the
         cache holds one tree's files."""
         return self.cache_dir / "bytecode" / env.key
+
+    def _bytecode_off(self, env: Environment) -> Path:
+        """Marks an environment whose suite runs without the bytecode cache."""
+        return self.cache_dir / "bytecode" / f"{env.key}.off"
 
     def serve(self, env: Environment, tree: Path, command: Command) -> LocalService:
         io_file_names(command)
@@ -146,6 +163,8 @@ class LocalSandbox(Sandbox):
             writes = (bytecode,)
         else:
             bytecode = self._bytecode(env)
+            if self._bytecode_off(env).exists():
+                bytecode = scratch / "no-bytecode"  # never made: no prefix
             reads = (bytecode,) if bytecode.is_dir() else ()
         if self.isolation:
             child_env = _scrubbed_env(env, home=HOME, tmp="/tmp", bytecode=bytecode)
