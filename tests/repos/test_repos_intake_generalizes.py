@@ -464,6 +464,35 @@ def test_pytest_perf_timings_against_upstream_are_left_out(sandbox, tmp_path_fac
     assert baseline.tests == ["tests/test_x.py::test_x"]
 
 
+def test_the_variables_tox_sets_reach_the_tests(sandbox, tmp_path_factory, tmp_path):
+    """pre-commit-hooks' tests commit to repositories they make, as the author its tox
+    ``setenv`` names: the box has no git identity, as a CI machine has none."""
+    commits = (
+        "import subprocess\n\n"
+        "def test_commit(tmp_path):\n"
+        "    subprocess.run(['git', 'init', '-q', str(tmp_path)], check=True)\n"
+        "    (tmp_path / 'f').write_text('x')\n"
+        "    subprocess.run(['git', '-C', str(tmp_path), 'add', 'f'], check=True)\n"
+        "    subprocess.run(['git', '-C', str(tmp_path), 'commit', '-qm', 'f'], check=True)\n"
+    )
+    make_repo(
+        tmp_path / "committer",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "committer"\nversion = "1"\n',
+            "committer.py": "X = 1\n",
+            "tox.ini": (
+                "[testenv]\nsetenv =\n    GIT_AUTHOR_NAME = test\n    GIT_COMMITTER_NAME = test\n"
+                "    GIT_AUTHOR_EMAIL = test@example.com\n"
+                "    GIT_COMMITTER_EMAIL = test@example.com\n"
+                "commands = pytest {posargs:tests}\n"
+            ),
+            "tests/test_commit.py": commits,
+        },
+    )
+    _, baseline = folder_baseline(tmp_path / "committer", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_commit.py::test_commit"]
+
+
 def test_a_suite_no_file_of_which_fits_the_budget_is_refused(sandbox, tmp_path_factory, tmp_path):
     make_repo(
         tmp_path / "allslow",
