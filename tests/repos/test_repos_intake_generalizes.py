@@ -19,7 +19,12 @@ from repos_run_support import folder_baseline, session_cache
 from corrupt.errors import InstallError, NoTestsError, RedBaselineError, SuiteTooSlowError
 from corrupt.repos.declared import poetry_specifier
 from corrupt.repos.installplan import discover_test_requirements
-from corrupt.repos.missing import distribution_for, imported_by_project, missing_modules
+from corrupt.repos.missing import (
+    distribution_for,
+    imported_by_project,
+    imported_in_tests,
+    missing_modules,
+)
 from corrupt.repos.requirements import index_fallback
 from corrupt.repos.testplan import plan_tests
 from corrupt.repos.versions import version_env
@@ -708,3 +713,19 @@ def test_a_poetry_lock_pins_the_projects_own_dependencies(tmp_path):
     assert found.locked == ["sqlglot==30.13.0", "typing-extensions==4.15.0"]
     assert "poetry.lock (2 pinned)" in found.sources
     assert found.packages == ["pytest<10,>=9.1.1"]  # the dev group, as declared
+
+
+def test_a_module_the_tests_importorskip_is_not_installed(tmp_path):
+    """urllib3 skips its emscripten tests without pytest-pyodide, which a dependency group
+    names: installed, its pytest-asyncio turned the whole suite red."""
+    make_repo(
+        tmp_path,
+        {
+            "pyproject.toml": '[dependency-groups]\nemscripten = ["pytest-pyodide"]\n',
+            "tests/test_web.py": (
+                "import pytest\n\npytest_pyodide = pytest.importorskip('pytest_pyodide')\n"
+                "from pytest_pyodide import run_in_pyodide\nimport yaml\n"
+            ),
+        },
+    )
+    assert imported_in_tests(tmp_path) == ["pytest", "yaml"]
