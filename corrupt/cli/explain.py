@@ -28,7 +28,9 @@ from corrupt.sandboxes.local.interpreters import declared_support, own_interpret
 def explain_plan(checkout: Checkout, console: Console) -> None:
     plan = plan_tests(checkout.path)
     argv, env = test_command(checkout.path)
-    command = " ".join([*(f"{k}={v}" for k, v in sorted(env.items())), shlex.join(argv)])
+    command = " ".join(
+        [*(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items())), shlex.join(argv)]
+    )
     origin = plan.command_source or "nothing found: pytest's own configuration decides"
     lines = [
         f"test command: {command}",

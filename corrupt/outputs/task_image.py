@@ -10,7 +10,8 @@ context, see :mod:`corrupt.sandboxes.docker.images`; pip marks those with a ``fi
 ``direct_url.json``), and the final stage is ``FROM scratch`` with that
 stage's whole filesystem copied in as one layer, the repository image's
 environment repeated, and the corrupted tree on top. The tree's import root is
-put on ``PYTHONPATH``, as the runner does, so the tests import /testbed's code.
+put on ``PYTHONPATH``, and the variables the test command sets are set, as the
+runner does, so the tests import /testbed's code as they ran at baseline.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any
 from docker.errors import ImageNotFound
 
 from corrupt.repos.models import WORKDIR, Checkout
-from corrupt.repos.suiteargs import import_root
+from corrupt.repos.suiteargs import test_command
 from corrupt.sandboxes.docker.images import PYTHON, add_tree
 from corrupt.sandboxes.docker.sandbox import DockerSandbox
 from corrupt.tasks.models import Task
@@ -74,7 +75,7 @@ def task_image_tag(task_id: str) -> str:
 def task_dockerfile(repo_image: str, config: dict[str, Any], tree: Path) -> str:
     """The two-stage recipe; ``config`` is the repository image's ``Config`` (its ENV and CMD are kept)."""
     env = dict(item.split("=", 1) for item in config.get("Env") or [] if "=" in item)
-    env.update(PYTHONPATH=import_root(tree), PYTHONHASHSEED="0")
+    env.update(test_command(tree)[1])
     lines = [
         f"FROM {repo_image} AS clean",
         f"COPY {UNINSTALL_SCRIPT} /tmp/{UNINSTALL_SCRIPT}",

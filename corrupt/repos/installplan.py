@@ -91,6 +91,13 @@ def discover_test_requirements(root: Path) -> TestRequirements:
             if p.startswith("-r") and (root / p[2:].strip()).is_file()
         )
         found.sources.append("tox.ini [testenv] deps")
+    # The extras tox installs the project with (``extras = license``): identify's tests
+    # reach a module only its ``license`` extra brings.
+    named = [e for e in _tox_deps(root, "extras") if e not in found.extras]
+    if named:
+        found.extras.extend(named)
+        found.packages.extend(p for e in named for p in strings(extras.get(e)))
+        found.sources.append(f"tox.ini [testenv] extras: {', '.join(named)}")
     return found
 
 
@@ -190,8 +197,9 @@ def _requirement_files(root: Path) -> list[Path]:
     return candidates
 
 
-def _tox_deps(root: Path) -> list[str]:
-    """``[testenv] deps`` lines; factor-conditional and substituted lines are skipped."""
+def _tox_deps(root: Path, key: str = "deps") -> list[str]:
+    """``[testenv] deps`` lines (or those of ``key``: ``extras``, one name or several
+    per line); factor-conditional and substituted lines are skipped."""
     path = root / "tox.ini"
     if not path.is_file():
         return []
@@ -200,13 +208,16 @@ def _tox_deps(root: Path) -> list[str]:
         parser.read(path, encoding="utf-8")
     except (configparser.Error, UnicodeDecodeError):
         return []
-    raw = parser.get("testenv", "deps", fallback="")
+    raw = parser.get("testenv", key, fallback="")
     deps = []
     for line in raw.splitlines():
         line = line.split("#", 1)[0].strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
         if not line or "{" in line or line.startswith("-e") or re.match(r"^[\w,!-]+:\s", line):
             continue
-        deps.append(line)
+        if key == "extras":
+            deps.extend(name.strip() for name in line.split(",") if name.strip())
+        else:
+            deps.append(line)
     return deps
 
 

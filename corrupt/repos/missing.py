@@ -121,8 +121,11 @@ def named_distribution(root: Path, module: str) -> str | None:
 def imported_in_tests(root: Path) -> list[str]:
     """Top-level modules the test files import anywhere in them (inside a test function
     too, where collection does not reach), that the project does not hold; stdlib included
-    (the caller asks the environment what it lacks)."""
+    (the caller asks the environment what it lacks). A module a test file loads with
+    ``pytest.importorskip`` is left out: the tests say they skip without it (urllib3's
+    pytest-pyodide, whose pytest-asyncio would turn the whole suite red)."""
     found: dict[str, None] = {}
+    optional: set[str] = set()
     for pattern in TEST_FILES:
         for path in _project_paths(root, pattern):
             try:
@@ -134,8 +137,22 @@ def imported_in_tests(root: Path) -> list[str]:
                     found.update(dict.fromkeys(a.name.split(".")[0] for a in node.names))
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                     found[node.module.split(".")[0]] = None
+                elif (skipped := _importorskip(node)) is not None:
+                    optional.add(skipped.split(".")[0])
     held = _top_level_names(root)
-    return [m for m in found if m not in held]
+    return [m for m in found if m not in held and m not in optional]
+
+
+def _importorskip(node: ast.AST) -> str | None:
+    """The module ``pytest.importorskip("name")`` (or a bare ``importorskip``) names."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    first = node.args[0]
+    if name == "importorskip" and isinstance(first, ast.Constant):
+        return first.value if isinstance(first.value, str) else None
+    return None
 
 
 def _squashed(name: str) -> str:

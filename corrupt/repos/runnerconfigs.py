@@ -96,8 +96,52 @@ def _brace_expand(text: str) -> str:
     return _brace_expand(text[:start] + expanded + text[end:])
 
 
-def _tox_sections(root: Path) -> dict[str, list[str]]:
-    """Environment name -> command lines, from tox.ini, tox.toml or pyproject's [tool.tox]."""
+def tox_setenv(root: Path, argv: list[str]) -> dict[str, str]:
+    """The variables tox's ``setenv`` gives the environment one of whose commands is
+    ``argv`` (its own ``setenv``, else ``[testenv]``'s), as its tests expect them:
+    pre-commit-hooks' tests commit with the ``GIT_AUTHOR_NAME`` it sets. Values
+    made of tox substitutions (``{toxinidir}``, ``{env:X}``) and variables the run
+    sets itself (:data:`OWN_VARIABLES`) are left out."""
+    sections = _tox_sections(root)
+    for section, lines in sections.items():
+        env = section.partition(":")[2]
+        if any(_tox_words(line, env) == argv for line in lines):
+            setenv = _tox_sections(root, key="setenv")
+            return _variables(setenv.get(section) or setenv.get("testenv") or [], env)
+    return {}
+
+
+# What the sandbox and the runner set, or what would change how corrupt runs pytest
+# and coverage, installs, or where Python finds code.
+OWN_VARIABLES = re.compile(
+    r"PATH|HOME|TMPDIR|TEMP|TMP|USER|SHELL|LOCPATH|VIRTUAL_ENV|(LD|PYTHON(?!WARNINGS|UTF8|DEVMODE"
+    r"|IOENCODING)|PYTEST|COVERAGE|COV_CORE|PIP|UV|TOX)_?\w*|LANG|LC_\w+"
+)
+VARIABLE = re.compile(r"^([A-Za-z_]\w*)\s*=\s*(.*)$")
+
+
+def _variables(lines: list[str], env: str) -> dict[str, str]:
+    found = {}
+    for line in lines:
+        line = line.strip()
+        condition = re.match(r"^([\w.,{}!-]+):\s+", line)
+        if condition is not None:
+            if not _factors_hold(condition.group(1), env):
+                continue
+            line = line[condition.end() :]
+        match = VARIABLE.match(line)
+        if match is None or OWN_VARIABLES.fullmatch(match.group(1)) or "{" in match.group(2):
+            continue
+        value = match.group(2).strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        found[match.group(1)] = value
+    return found
+
+
+def _tox_sections(root: Path, key: str = "commands") -> dict[str, list[str]]:
+    """Environment name -> its ``commands`` lines (or ``setenv``'s, ``KEY=VALUE``), from
+    tox.ini, tox.toml or pyproject's [tool.tox]."""
     found: dict[str, list[str]] = {}
     ini_text = None
     if (root / "tox.ini").is_file():
@@ -113,14 +157,18 @@ def _tox_sections(root: Path) -> dict[str, list[str]]:
             parser = configparser.ConfigParser()
         for section in parser.sections():
             if section == "testenv" or section.startswith("testenv:"):
-                raw = parser.get(section, "commands", fallback="")
+                raw = parser.get(section, key, fallback="")
+                if key == "setenv":  # tox 4 reads either spelling
+                    raw = raw or parser.get(section, "set_env", fallback="")
                 found[section] = [ln for ln in re.sub(r"\\\n", " ", raw).splitlines() if ln.strip()]
     toml = read_toml(root / "tox.toml") or (pyproject if "legacy_tox_ini" not in pyproject else {})
     envs = {"testenv": table(toml, "env_run_base")}
     envs.update({f"testenv:{k}": table(v) for k, v in table(toml, "env").items()})
     for name, env in envs.items():
         commands = env.get("commands")
-        if isinstance(commands, list):
+        if key == "setenv" and isinstance(env.get("set_env"), dict):
+            found.setdefault(name, [f"{k}={v}" for k, v in env["set_env"].items()])
+        elif key == "commands" and isinstance(commands, list):
             lines = [shlex.join(_toml_argv(c)) for c in commands if isinstance(c, list)]
             found.setdefault(name, lines)
     return found

@@ -85,10 +85,12 @@ def import_root(tree: Path) -> str:
 
 def test_command(tree: Path, subset: Sequence[str] = ()) -> tuple[list[str], dict[str, str]]:
     """The pytest command and environment additions, as users can rerun them: the
-    arguments the project's own CI (or tox, nox, ...) passes, see :mod:`testplan`;
+    arguments the project's own CI (or tox, nox, ...) passes and the variables its
+    tox environment sets, see :mod:`testplan`;
     ``subset``, the test files a suite over budget is cut to (:attr:`Baseline.subset`)."""
     argv = ["python", "-m", "pytest", *suite_args(tree, subset=subset)]
-    return argv, {"PYTHONPATH": import_root(tree), "PYTHONHASHSEED": "0"}
+    own = {"PYTHONPATH": import_root(tree), "PYTHONHASHSEED": "0"}
+    return argv, {**dict(_suite_args(str(tree), _config_stamp(tree))[2]), **own}
 
 
 def suite_args(tree: Path, *, paths: bool = True, subset: Sequence[str] = ()) -> list[str]:
@@ -96,7 +98,7 @@ def suite_args(tree: Path, *, paths: bool = True, subset: Sequence[str] = ()) ->
     ``paths`` is false: a selected run names its own files; ``subset`` instead of them
     when given), and ``addopts`` without reporting options (coverage must not run
     twice, parallel workers hide results)."""
-    options, test_paths = _suite_args(str(tree), _config_stamp(tree))
+    options, test_paths, _ = _suite_args(str(tree), _config_stamp(tree))
     if not paths:
         return list(options)
     return [*options, *(subset or test_paths)]
@@ -122,11 +124,11 @@ def _config_stamp(tree: Path) -> tuple[tuple[str, int, int], ...]:
 @functools.lru_cache(maxsize=64)
 def _suite_args(
     tree: str, stamp: tuple[tuple[str, int, int], ...]
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
     root = Path(tree)
     plan = plan_tests(root)
     options = plan.options
     addopts = reporting_free_addopts(root)
     if addopts is not None:
         options = ["-o", f"addopts={shlex.join(addopts)}", *options]
-    return tuple(options), tuple(plan.paths)
+    return tuple(options), tuple(plan.paths), tuple(sorted(plan.env.items()))

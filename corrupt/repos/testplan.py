@@ -45,6 +45,7 @@ from corrupt.repos.runnerconfigs import (
     nox_commands,
     tox_commands,
     tox_env_names,
+    tox_setenv,
 )
 from corrupt.repos.shellcommands import shell_commands, unwrap
 from corrupt.repos.testcommands import (
@@ -102,6 +103,8 @@ class TestPlan:
     # A test command that runs a program of the project's own (``python test/test.py``,
     # ``python -m tests``): named when pytest finds no test there.
     harness: str | None = None
+    # Variables the test command's runner sets for it (tox's ``setenv``).
+    env: dict[str, str] = field(default_factory=dict)
 
     @property
     def args(self) -> list[str]:
@@ -125,6 +128,7 @@ def plan_tests(root: Path) -> TestPlan:
     if chosen is not None:
         plan.runner, plan.options, plan.paths = chosen.runner, chosen.options, chosen.paths
         plan.command_source = f"{chosen.origin}: {shlex.join(chosen.argv)}"
+        plan.env = tox_setenv(root, chosen.argv)
         _take_installs(plan, root, chosen.job, chosen.origin)
         if "--asyncio-mode" in " ".join(chosen.options):
             plan.packages.append("pytest-asyncio")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -66,7 +67,7 @@ def build_task(
     report = verification.report
     assert report is not None
     argv, env = test_command(checkout.path, baseline.subset)
-    command = " ".join([*(f"{k}={v}" for k, v in sorted(env.items())), *argv])
+    command = " ".join([*(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items())), *argv])
     bugs = [
         BugRecord(
             target=bug.target,

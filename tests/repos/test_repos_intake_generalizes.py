@@ -19,7 +19,12 @@ from repos_run_support import folder_baseline, session_cache
 from corrupt.errors import InstallError, NoTestsError, RedBaselineError, SuiteTooSlowError
 from corrupt.repos.declared import poetry_specifier
 from corrupt.repos.installplan import discover_test_requirements
-from corrupt.repos.missing import distribution_for, imported_by_project, missing_modules
+from corrupt.repos.missing import (
+    distribution_for,
+    imported_by_project,
+    imported_in_tests,
+    missing_modules,
+)
 from corrupt.repos.requirements import index_fallback
 from corrupt.repos.testplan import plan_tests
 from corrupt.repos.versions import version_env
@@ -464,6 +469,35 @@ def test_pytest_perf_timings_against_upstream_are_left_out(sandbox, tmp_path_fac
     assert baseline.tests == ["tests/test_x.py::test_x"]
 
 
+def test_the_variables_tox_sets_reach_the_tests(sandbox, tmp_path_factory, tmp_path):
+    """pre-commit-hooks' tests commit to repositories they make, as the author its tox
+    ``setenv`` names: the box has no git identity, as a CI machine has none."""
+    commits = (
+        "import subprocess\n\n"
+        "def test_commit(tmp_path):\n"
+        "    subprocess.run(['git', 'init', '-q', str(tmp_path)], check=True)\n"
+        "    (tmp_path / 'f').write_text('x')\n"
+        "    subprocess.run(['git', '-C', str(tmp_path), 'add', 'f'], check=True)\n"
+        "    subprocess.run(['git', '-C', str(tmp_path), 'commit', '-qm', 'f'], check=True)\n"
+    )
+    make_repo(
+        tmp_path / "committer",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "committer"\nversion = "1"\n',
+            "committer.py": "X = 1\n",
+            "tox.ini": (
+                "[testenv]\nsetenv =\n    GIT_AUTHOR_NAME = test\n    GIT_COMMITTER_NAME = test\n"
+                "    GIT_AUTHOR_EMAIL = test@example.com\n"
+                "    GIT_COMMITTER_EMAIL = test@example.com\n"
+                "commands = pytest {posargs:tests}\n"
+            ),
+            "tests/test_commit.py": commits,
+        },
+    )
+    _, baseline = folder_baseline(tmp_path / "committer", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_commit.py::test_commit"]
+
+
 def test_a_suite_no_file_of_which_fits_the_budget_is_refused(sandbox, tmp_path_factory, tmp_path):
     make_repo(
         tmp_path / "allslow",
@@ -679,3 +713,19 @@ def test_a_poetry_lock_pins_the_projects_own_dependencies(tmp_path):
     assert found.locked == ["sqlglot==30.13.0", "typing-extensions==4.15.0"]
     assert "poetry.lock (2 pinned)" in found.sources
     assert found.packages == ["pytest<10,>=9.1.1"]  # the dev group, as declared
+
+
+def test_a_module_the_tests_importorskip_is_not_installed(tmp_path):
+    """urllib3 skips its emscripten tests without pytest-pyodide, which a dependency group
+    names: installed, its pytest-asyncio turned the whole suite red."""
+    make_repo(
+        tmp_path,
+        {
+            "pyproject.toml": '[dependency-groups]\nemscripten = ["pytest-pyodide"]\n',
+            "tests/test_web.py": (
+                "import pytest\n\npytest_pyodide = pytest.importorskip('pytest_pyodide')\n"
+                "from pytest_pyodide import run_in_pyodide\nimport yaml\n"
+            ),
+        },
+    )
+    assert imported_in_tests(tmp_path) == ["pytest", "yaml"]

@@ -460,3 +460,73 @@ def test_doctest_runs_of_documents_or_the_package_are_not_the_suite(tmp_path):
     plan = plan_tests(tmp_path)
     assert plan.command_source == "tox: pytest --tb=short tests"
     assert plan.paths == ["tests"]
+
+
+def test_the_variables_a_tox_environment_sets_go_with_its_command(tmp_path):
+    """pre-commit-hooks' tests commit with the author tox's ``setenv`` names."""
+    root = tree(
+        tmp_path,
+        {
+            "tox.ini": (
+                '[testenv]\nsetenv =\n    GIT_AUTHOR_NAME = "test"\n    PYTHONPATH = {toxinidir}\n'
+                "    py38: OLD = yes\n    COVERAGE_FILE = .cov\n    PYTHONWARNINGS = error\n"
+                "commands = pytest {posargs:tests}\n\n"
+                "[testenv:lint]\nset_env = LINTING=1\ncommands = flake8\n"
+            ),
+            "tests/test_a.py": "",
+        },
+    )
+    argv, env = suiteargs.test_command(root)
+    assert argv[-1] == "tests"
+    # {toxinidir} substitutions, the run's own variables and other factors' are left out
+    assert env == {
+        "GIT_AUTHOR_NAME": "test",
+        "PYTHONWARNINGS": "error",
+        "PYTHONPATH": ".",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def test_a_tox_toml_set_env_goes_with_its_command(tmp_path):
+    root = tree(
+        tmp_path,
+        {
+            "tox.toml": (
+                '[env_run_base]\nset_env = { TZ_TESTS = "UTC" }\ncommands = [["pytest", "tests"]]\n'
+            ),
+            "tests/test_a.py": "",
+        },
+    )
+    assert suiteargs.test_command(root)[1]["TZ_TESTS"] == "UTC"
+
+
+def test_no_variables_when_the_command_is_not_tox_s(tmp_path):
+    workflow = "jobs:\n  t:\n    steps:\n      - run: pytest tests\n"
+    root = tree(
+        tmp_path,
+        {
+            ".github/workflows/ci.yml": workflow,
+            "tox.ini": "[testenv]\nsetenv = A=1\ncommands = pytest -x tests\n",
+            "tests/test_a.py": "",
+        },
+    )
+    assert "A" not in suiteargs.test_command(root)[1]
+
+
+def test_the_extras_tox_installs_the_project_with_are_installed(tmp_path):
+    """identify's tox env says ``extras = license``: its tests reach ukkonen through it."""
+    root = tree(
+        tmp_path,
+        {
+            "pyproject.toml": (
+                '[project]\nname = "x"\nversion = "1"\n'
+                '[project.optional-dependencies]\nlicense = ["ukkonen"]\ncli = ["click"]\n'
+            ),
+            "tox.ini": "[testenv]\nextras =\n    license\n    py38: cli\ncommands = pytest\n",
+            "tests/test_a.py": "",
+        },
+    )
+    found = discover_test_requirements(root)
+    assert found.extras == ["license"]
+    assert "ukkonen" in found.packages and "click" not in found.packages
+    assert "tox.ini [testenv] extras: license" in found.sources
