@@ -209,7 +209,7 @@ def _tox_deps(root: Path, key: str = "deps") -> list[str]:
     except (configparser.Error, UnicodeDecodeError):
         return []
     raw = parser.get("testenv", key, fallback="")
-    deps = []
+    deps: list[str] = []
     for line in raw.splitlines():
         line = line.split("#", 1)[0].strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
         if not line or "{" in line or line.startswith("-e") or re.match(r"^[\w,!-]+:\s", line):
