@@ -185,6 +185,12 @@ def baseline(
             f"left out, needing the network the box never has: {', '.join(result.offline)}",
             highlight=False,
         )
+    if result.without_git:
+        console.print(
+            "left out, needing the project's own git checkout (the tree has no .git): "
+            + ", ".join(result.without_git),
+            highlight=False,
+        )
     if result.subset:
         console.print(f"cut: {suite_cut(result)}", highlight=False)
         console.print(f"  kept: {', '.join(result.subset)}", highlight=False, soft_wrap=True)

@@ -124,8 +124,9 @@ def _computed(
             for n in first.results.keys() | second.results.keys()
             if _outcome(first, n) != _outcome(second, n)
         )
-        offline = _offline(first, second)
-        _require_green(first, second, [*flaky, *offline], log)
+        offline = _red_with(first, second, NETWORK_ERROR)
+        without_git = _red_with(first, second, NO_REPOSITORY)
+        _require_green(first, second, [*flaky, *offline, *without_git], log)
         tests = sorted(first.passing() & second.passing() - set(flaky))
         if not tests:
             raise NoTestsError(
@@ -171,6 +172,7 @@ def _computed(
             python=checkout.python,
             outside_tests=_outside_tests(covered.line_coverage),
             offline=offline,
+            without_git=without_git,
             subset=subset,
             suite_files=reached,
             cut_at=time_limit if subset else 0.0,
@@ -378,13 +380,18 @@ NETWORK_ERROR = re.compile(
 )
 
 
-def _offline(first: TestReport, second: TestReport) -> list[str]:
-    """The tests red in both runs with a network error."""
+# What a test's error says when it runs git on the project's own checkout: corrupt's
+# working copies carry no ``.git`` (no test, and no solver, sees the project's history).
+NO_REPOSITORY = re.compile(r"not a git repository|InvalidGitRepositoryError")
+
+
+def _red_with(first: TestReport, second: TestReport, error: re.Pattern[str]) -> list[str]:
+    """The tests red in both runs with an error ``error`` finds."""
     return sorted(
         n
         for n in first.failing() & second.failing()
         if all(
-            NETWORK_ERROR.search(f"{r.exc_type or ''}: {r.message or ''}")
+            error.search(f"{r.exc_type or ''}: {r.message or ''}")
             for r in (first.results[n], second.results[n])
         )
     )

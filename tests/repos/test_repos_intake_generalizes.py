@@ -680,6 +680,28 @@ def test_tests_that_need_the_network_are_left_out_not_red(sandbox, tmp_path_fact
     assert baseline.offline == ["tests/test_online2.py::test_resolves_a_name"]
 
 
+def test_tests_that_need_the_project_s_git_checkout_are_left_out(
+    sandbox, tmp_path_factory, tmp_path
+):
+    """pre-commit-hooks' tests run git in the checkout itself; working copies have no .git."""
+    make_repo(
+        tmp_path / "ingit",
+        {
+            "ingit.py": "X = 1\n",
+            "tests/test_ingit.py": (
+                "import subprocess\n\nimport ingit\n\n"
+                "def test_plain():\n    assert ingit.X == 1\n\n"
+                "def test_in_the_checkout():\n"
+                "    run = subprocess.run(['git', 'rev-parse', '--git-dir'], capture_output=True,"
+                " text=True)\n    assert run.returncode == 0, run.stderr\n"
+            ),
+        },
+    )
+    _, baseline = folder_baseline(tmp_path / "ingit", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_ingit.py::test_plain"]
+    assert baseline.without_git == ["tests/test_ingit.py::test_in_the_checkout"]
+
+
 def test_stestr_runs_as_the_unittest_discovery_it_is(tmp_path):
     (tmp_path / ".stestr.conf").write_text("[DEFAULT]\ntest_path=./tests/unit\ntop_dir=./\n")
     (tmp_path / "tests" / "unit").mkdir(parents=True)
