@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import functools
+
+from tasks_factory import write_repo
 
 from corrupt.repos.locales import MAX_LOCALES, wanted_locales
 
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
+write = functools.partial(write_repo, git=False)  # a folder of files, no git
 
 
 def test_the_ci_s_locale_gen_lines_come_first_then_the_runners_default(tmp_path):
