@@ -16,11 +16,11 @@ from corrupt.repos.projectfiles import read_text
 MAX_FILES = 3000
 MAX_FILE_BYTES = 500_000
 SKIPPED_DIRS = frozenset({".git", ".tox", ".nox", ".venv", "venv", "node_modules", "build"})
-# Code that compiles modules itself or finds their bytecode: with the sandbox's
-# bytecode cache (``PYTHONPYCACHEPREFIX``) the files are elsewhere than it looks.
+# Code (or an error) that compiles modules itself or looks for their bytecode: with the
+# sandbox's bytecode cache (``PYTHONPYCACHEPREFIX``) the files are elsewhere than it looks.
 HANDLES_BYTECODE = re.compile(
     r"\bpy_compile\b|\bcompileall\b|cache_from_source|source_from_cache|__pycache__"
-    r"|pycache_prefix"
+    r"|pycache_prefix|\.pyc\b"
 )
 
 

@@ -23,7 +23,7 @@ from corrupt.cache import cache_root
 from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
 from corrupt.repos.budget import MEASURE_FACTOR, SHARE, quickest_files
 from corrupt.repos.coverage import pack_line_coverage, unpack_line_coverage
-from corrupt.repos.mentions import handles_bytecode
+from corrupt.repos.mentions import HANDLES_BYTECODE, handles_bytecode
 from corrupt.repos.models import FAILING_OUTCOMES, Baseline, Checkout, Environment, TestReport
 from corrupt.repos.suiteargs import PYTEST_NO_TESTS, test_command
 from corrupt.repos.testplan import TestPlan, plan_tests
@@ -69,14 +69,9 @@ def compute_baseline(
     return baseline
 
 
-# What a red run says when the suite compiles, or looks for, bytecode itself: the
-# sandbox's bytecode cache (``PYTHONPYCACHEPREFIX``) moves it, and makes it read-only.
-# Its code may say so where its errors do not (alembic's: "Can't locate revision").
-HANDLES_BYTECODE = re.compile(r"__pycache__|\.pyc\b|pycache_prefix|cache_from_source")
-
-
 def _handles_bytecode(reports: list[TestReport]) -> bool:
-    """Whether the failing runs' errors speak of bytecode files."""
+    """Whether the failing runs' errors speak of bytecode files (where they do not, as
+    alembic's "Can't locate revision" does not, the project's code may)."""
     return any(
         HANDLES_BYTECODE.search(f"{result.message or ''} {report.output_tail}")
         for report in reports

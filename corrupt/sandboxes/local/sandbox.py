@@ -157,15 +157,14 @@ class LocalSandbox(Sandbox):
         launch: Callable[..., AbstractContextManager[subprocess.Popen[bytes]]]
         reads: tuple[Path, ...] = ()
         writes: tuple[Path, ...] = ()
+        bytecode: Path | None = None  # no prefix: Python's own bytecode handling
         if command.stores_bytecode:  # into a folder of its own, kept once the run is over
             bytecode = scratch / "bytecode"
             bytecode.mkdir()
             writes = (bytecode,)
-        else:
+        elif self._bytecode(env).is_dir() and not self._bytecode_off(env).exists():
             bytecode = self._bytecode(env)
-            if self._bytecode_off(env).exists():
-                bytecode = scratch / "no-bytecode"  # never made: no prefix
-            reads = (bytecode,) if bytecode.is_dir() else ()
+            reads = (bytecode,)
         if self.isolation:
             child_env = _scrubbed_env(env, home=HOME, tmp="/tmp", bytecode=bytecode)
             network = network_mode(child_env) if command.limits.network else "none"
@@ -319,7 +318,9 @@ def _run(
     )
 
 
-def _scrubbed_env(env: Environment, *, home: str, tmp: str, bytecode: Path) -> dict[str, str]:
+def _scrubbed_env(
+    env: Environment, *, home: str, tmp: str, bytecode: Path | None
+) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if k in PASSED_THROUGH or k.startswith("LC_")}
     base.update(
         PATH=f"{Path(env.location) / 'bin'}:{SYSTEM_PATH}",
@@ -329,7 +330,7 @@ def _scrubbed_env(env: Environment, *, home: str, tmp: str, bytecode: Path) -> d
         PYTHONDONTWRITEBYTECODE="1",
         **locale_env(env.locales),
     )
-    if bytecode.is_dir():
+    if bytecode is not None:
         # With a prefix Python looks for bytecode nowhere else: an empty one would
         # make every run compile the standard library.
         base["PYTHONPYCACHEPREFIX"] = str(bytecode)
