@@ -234,7 +234,8 @@ class Baseline:
     # the project's own checkout; working copies carry no .git): left out the same way
     without_git: list[str] = field(default_factory=list)
     # a suite over the time budget is cut to these test files, the quickest that fit (out
-    # of ``suite_files``), and every later run runs these only; empty: the whole suite
+    # of ``suite_files``), then single tests of the others by node id; every later run
+    # runs these only; empty: the whole suite
     subset: list[str] = field(default_factory=list)
     suite_files: int = 0
     cut_at: float = 0.0  # the time limit (s) the subset was cut to: a larger one cuts again

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from corrupt.cache import cache_root
 from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
-from corrupt.repos.budget import MEASURE_FACTOR, SHARE, quickest_files
+from corrupt.repos.budget import MEASURE_FACTOR, SHARE, kept_files, quickest_cut
 from corrupt.repos.coverage import pack_line_coverage, unpack_line_coverage
 from corrupt.repos.mentions import HANDLES_BYTECODE, handles_bytecode
 from corrupt.repos.models import FAILING_OUTCOMES, Baseline, Checkout, Environment, TestReport
@@ -247,7 +247,7 @@ def _first_run(
     if known and subset == known:
         raise SuiteTooSlowError(
             f"the test suite did not finish within {time_limit:g} s, even cut to the "
-            f"{len(subset)} quickest test files that fit in it when measured"
+            f"{len(subset)} quickest test files and tests that fit in it when measured"
         )
     cut.keep(subset, reached)
     return run(subset), subset, reached
@@ -280,20 +280,20 @@ class _Cut:
 def _cut_to_budget(
     sandbox: Sandbox, env: Environment, tree: Path, time_limit: float
 ) -> tuple[list[str], int]:
-    """The test files a suite over ``time_limit`` is cut to, and how many files the
+    """The test files and tests a suite over ``time_limit`` is cut to, and how many files the
     measuring run reached (:mod:`corrupt.repos.budget`); SuiteTooSlowError when none fits.
     No files (the whole suite) when the measuring run finished and every file fits: the
     run that went over was slow once (a first run compiling every module, a busy
     machine), and a "cut" to all the files would only name them."""
     measured = run_tests(sandbox, env, tree, timeout=time_limit * MEASURE_FACTOR)
-    subset = quickest_files(measured, tree, time_limit * SHARE)
+    subset = quickest_cut(measured, tree, time_limit * SHARE)
     if not subset:
         raise SuiteTooSlowError(
-            f"the test suite did not finish within {time_limit:g} s, and no test file fits "
+            f"the test suite did not finish within {time_limit:g} s, and no test fits "
             f"in it (measured over {time_limit * MEASURE_FACTOR:g} s)"
         )
     reached = len({n.split("::", 1)[0] for n in measured.results})
-    if not measured.timed_out and len(subset) == reached:
+    if not measured.timed_out and len(kept_files(subset)) == reached:
         return [], reached  # every file fits: the run over budget was slow, not the suite
     return subset, reached
 
@@ -319,7 +319,7 @@ def _suite_run(
     )
     log.reports.append(report)
     if report.timed_out:
-        cut = f", cut to {len(subset)} test files" if subset else ""
+        cut = f", cut to {len(subset)} test files and tests" if subset else ""
         raise SuiteTooSlowError(
             f"the test suite did not finish within {time_limit:g} s ({which} baseline run{cut})"
             + log.keep(report)

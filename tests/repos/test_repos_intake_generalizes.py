@@ -17,6 +17,7 @@ from gitrepos import make_repo
 from repos_run_support import folder_baseline, session_cache
 
 from corrupt.errors import InstallError, NoTestsError, RedBaselineError, SuiteTooSlowError
+from corrupt.repos.budget import suite_cut
 from corrupt.repos.declared import poetry_specifier
 from corrupt.repos.installplan import discover_test_requirements
 from corrupt.repos.missing import (
@@ -366,6 +367,29 @@ def test_a_suite_over_budget_is_cut_to_its_quickest_files(sandbox, tmp_path_fact
     assert json.loads(cut.read_text())["subset"] == baseline.subset
 
 
+def test_a_suite_of_one_slow_file_is_cut_to_its_quickest_tests(sandbox, tmp_path_factory, tmp_path):
+    """One test file over the budget (as pytest-cov's is): no whole file fits, so the cut
+    keeps the quickest of its tests by node id, in the order they ran, instead of refusing."""
+    make_repo(
+        tmp_path / "onefile",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "onefile"\nversion = "1"\n',
+            "onefile.py": "def double(x):\n    return 2 * x\n",
+            "tests/test_all.py": (
+                "import time\nfrom onefile import double\n\n"
+                "def test_two():\n    assert double(2) == 4\n\n"
+                "def test_slowly():\n    time.sleep(8)\n\n"
+                "def test_zero():\n    assert double(0) == 0\n"
+            ),
+        },
+    )
+    _, baseline = folder_baseline(tmp_path / "onefile", sandbox, tmp_path_factory, time_limit=5)
+    kept = ["tests/test_all.py::test_two", "tests/test_all.py::test_zero"]
+    assert baseline.subset == kept and baseline.tests == kept
+    assert baseline.suite_files == 1 and baseline.command[-2:] == kept
+    assert "cut to the 2 single tests of the 1 test files it ran (2 passing" in suite_cut(baseline)
+
+
 def test_a_suite_over_budget_once_is_not_cut_when_every_file_fits(
     sandbox, tmp_path_factory, tmp_path
 ):
@@ -498,7 +522,7 @@ def test_the_variables_tox_sets_reach_the_tests(sandbox, tmp_path_factory, tmp_p
     assert baseline.tests == ["tests/test_commit.py::test_commit"]
 
 
-def test_a_suite_no_file_of_which_fits_the_budget_is_refused(sandbox, tmp_path_factory, tmp_path):
+def test_a_suite_no_test_of_which_fits_the_budget_is_refused(sandbox, tmp_path_factory, tmp_path):
     make_repo(
         tmp_path / "allslow",
         {
@@ -507,7 +531,7 @@ def test_a_suite_no_file_of_which_fits_the_budget_is_refused(sandbox, tmp_path_f
             "tests/test_slow.py": SLOW_FILE,
         },
     )
-    with pytest.raises(SuiteTooSlowError, match=r"within 5 s, and no test file fits in it"):
+    with pytest.raises(SuiteTooSlowError, match=r"within 5 s, and no test fits in it"):
         folder_baseline(tmp_path / "allslow", sandbox, tmp_path_factory, time_limit=5)
 
 

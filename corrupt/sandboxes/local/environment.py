@@ -376,7 +376,7 @@ def _build(
             "sources": found.sources,
             "extras": found.extras,
             "dropped": [d.replace(str(source) + "/", "") for d in dropped],
-            "added": installer.fallbacks,
+            "added": list(dict.fromkeys(installer.fallbacks)),  # a URL two files name: once
             "locales": locales.made,
             "locales_unmade": locales.unmade,
         }
