@@ -263,7 +263,8 @@ def _green_baseline(
     except RedBaselineError as red:
         first = red
     message = str(first)
-    if not pinned.packages_as_of and sandbox.dates_packages and _dated(pinned.committed):
+    dating = not pinned.packages_as_of and sandbox.dates_packages and _dated(pinned.committed)
+    if dating:
         dated = replace(pinned, packages_as_of=pinned.committed)
         _note(
             note,
@@ -275,7 +276,7 @@ def _green_baseline(
         except (RedBaselineError, InstallError) as again:
             message += f"; with the packages of {dated.committed} too: {again}"
     if other_pythons and sandbox.picks_python:
-        found = _other_pythons(pinned, first, note, attempt)
+        found = _other_pythons(pinned, first, note, attempt, dating=dating)
         if not isinstance(found, str):
             return found
         message += found
@@ -317,9 +318,15 @@ def _other_pythons(
     red: RedBaselineError,
     note: Callable[[str], None] | None,
     attempt: Callable[[Checkout], tuple[Checkout, Environment, Baseline]],
+    *,
+    dating: bool,
 ) -> tuple[Checkout, Environment, Baseline] | str:
     """The suite green on another interpreter the project supports, or what to add to the red
-    message (why none was tried, or how each was red too)."""
+    message (why none was tried, or how each was red too). With ``dating``, the first one
+    (for an old commit, the newest Python of its date) is also tried with the packages of
+    the commit's date when today's are red on it: an old suite can need both, as its CI
+    had them that day (cheetah_lint's tests expect a pycodestyle warning removed in 2023,
+    and the pytest of its date does not start on Python 3.11)."""
     support = declared_support(pinned.path)
     if support.specifier is None and not support.classified:
         return ""  # which Pythons it supports is unknown
@@ -343,16 +350,24 @@ def _other_pythons(
             f"installed: {installed})"
         )
     added = ""
-    for interpreter in others:
+    for n, interpreter in enumerate(others):
         _note(
             note,
             f"the suite is red on Python {tried.label} ({red.cause}); trying {interpreter}, "
             f"which it supports ({support.describe()})",
         )
+        on_it = replace(pinned, python=interpreter.label)
         try:
-            return attempt(replace(pinned, python=interpreter.label))
+            return attempt(on_it)
         except (RedBaselineError, InstallError) as again:
             added += f"; on Python {interpreter.label} too: {again}"
+            if n > 0 or not dating:
+                continue
+            _note(note, f"trying the packages released by {pinned.committed} on it")
+        try:
+            return attempt(replace(on_it, packages_as_of=pinned.committed))
+        except (RedBaselineError, InstallError) as again:
+            added += f"; on Python {interpreter.label} with those packages too: {again}"
     return added
 
 

@@ -182,7 +182,8 @@ def baseline(
         console.print("flaky: " + ", ".join(result.flaky), highlight=False)
     if result.offline:
         console.print(
-            f"left out, needing the network the box never has: {', '.join(result.offline)}",
+            "left out, needing the network or a service on it, which the box never has: "
+            + ", ".join(result.offline),
             highlight=False,
         )
     if result.without_git:

@@ -89,8 +89,8 @@ def explain_environment(checkout: Checkout, console: Console, *, asked: bool = F
         )
     console.print(
         "left out: pytest plugins that run linters and type checkers as tests "
-        "(mypy, flake8, isort, pylint, black, ruff, pycodestyle, pydocstyle), and "
-        "pytest-perf's timings against upstream",
+        "(mypy, flake8, isort, pylint, black, ruff, pycodestyle, pydocstyle), "
+        "pytest-perf's timings against upstream, and pytest-checkdocs' metadata build",
         highlight=False,
     )
 

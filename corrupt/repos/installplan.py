@@ -18,7 +18,7 @@ from typing import Any
 
 from corrupt.repos.declared import pdm_groups, poetry_groups, poetry_locked
 from corrupt.repos.projectfiles import read_toml, strings, table
-from corrupt.repos.testplan import plan_tests
+from corrupt.repos.testplan import TestPlan, plan_tests
 from corrupt.repos.uvtool import find_uv, install_env
 from corrupt.scratch import remove_tree, scratch_dir
 
@@ -65,6 +65,15 @@ def discover_test_requirements(root: Path) -> TestRequirements:
         found.packages.extend(_expand_group(groups, name, set()))
         found.groups.append(name)
         found.sources.append(f"[dependency-groups] {name}")
+    plan = plan_tests(root)
+    named = [g for g in plan.groups if g in groups and g not in found.groups]
+    for name in named:  # before the lock is read, so that it pins them too
+        found.packages.extend(
+            p for p in _expand_group(groups, name, set()) if p not in found.packages
+        )
+        found.groups.append(name)
+    if named:
+        found.sources.append(f"tox dependency_groups: {', '.join(named)}")
     for tool, tables in (
         ("tool.poetry", poetry_groups(pyproject)),
         ("tool.pdm", pdm_groups(pyproject)),
@@ -81,7 +90,7 @@ def discover_test_requirements(root: Path) -> TestRequirements:
     files = _requirement_files(root)
     found.files.extend(files)
     found.sources.extend(str(f.relative_to(root)) for f in files)
-    _add_plan(found, root, extras)
+    _add_plan(found, root, extras, plan)
     tox = _tox_deps(root)
     if tox:
         found.packages.extend(p for p in tox if not p.startswith("-r"))
@@ -101,9 +110,8 @@ def discover_test_requirements(root: Path) -> TestRequirements:
     return found
 
 
-def _add_plan(found: TestRequirements, root: Path, extras: dict[str, Any]) -> None:
+def _add_plan(found: TestRequirements, root: Path, extras: dict[str, Any], plan: TestPlan) -> None:
     """What the project's CI, runners and pytest configuration say the tests need."""
-    plan = plan_tests(root)
     found.packages.extend(p for p in plan.packages if p not in found.packages)
     for name in plan.files:
         if root / name not in found.files and (root / name).is_file():

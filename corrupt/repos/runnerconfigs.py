@@ -86,14 +86,32 @@ def _brace_expand(text: str) -> str:
     match = re.search(r"\{([^{}]*)\}", text)
     if match is None:
         return text
-    head = text[: match.start()]
-    start = head.rfind(",") + 1
-    end = text.find(",", match.end())
-    end = len(text) if end == -1 else end
-    word = text[start:end]
-    inner = word.replace(match.group(0), "{}", 1)
-    expanded = ",".join(inner.format(option) for option in match.group(1).split(","))
+    start = _top_level_comma(text, match.start(), -1) + 1
+    end = _top_level_comma(text, match.end(), 1)
+    head, tail = text[start : match.start()], text[match.end() : end]
+    options = [str(n) for option in match.group(1).split(",") for n in _range(option)]
+    expanded = ",".join(head + option + tail for option in options)
     return _brace_expand(text[:start] + expanded + text[end:])
+
+
+def _top_level_comma(text: str, at: int, step: int) -> int:
+    """The index of the first comma outside braces from ``at`` on in direction ``step``
+    (-1 or len(text) where there is none): the edge of one generative name."""
+    depth, i = 0, at if step > 0 else at - 1
+    while 0 <= i < len(text):
+        depth += {"{": step, "}": -step}.get(text[i], 0)
+        if text[i] == "," and depth == 0:
+            return i
+        i += step
+    return i
+
+
+def _range(option: str) -> list[str] | range:
+    """tox's ``{10-13}`` is 10, 11, 12, 13; any other option stands for itself."""
+    bounds = re.fullmatch(r"(\d+)-(\d+)", option)
+    if bounds is None:
+        return [option]
+    return range(int(bounds.group(1)), int(bounds.group(2)) + 1)
 
 
 def tox_setenv(root: Path, argv: list[str]) -> dict[str, str]:
@@ -109,6 +127,54 @@ def tox_setenv(root: Path, argv: list[str]) -> dict[str, str]:
             setenv = _tox_sections(root, key="setenv")
             return _variables(setenv.get(section) or setenv.get("testenv") or [], env)
     return {}
+
+
+def tox_dependency_groups(root: Path, argv: list[str]) -> list[str]:
+    """The PEP 735 groups (tox's ``dependency_groups``) the environments one of whose
+    commands is ``argv`` install. A line under a factor (``optional: optional``) counts
+    when it holds for an environment of ``env_list`` that also runs ``argv``: svcs'
+    ``3.1x-tests-optional`` environments install its ``optional`` group, which brings the
+    httpx2 that starlette's test client needs."""
+    sections = _tox_sections(root)
+    groups = _tox_sections(root, key="dependency_groups")
+    envs = _env_list(root)
+    found: list[str] = []
+    for section, lines in sections.items():
+        own = section.partition(":")[2]
+        declared = groups.get(section) or groups.get("testenv") or []
+        for env in [own] if own else envs:
+            if any(_tox_words(line, env) == argv for line in lines):
+                found += [g for g in _names(declared, env) if g not in found]
+    return found
+
+
+def _names(lines: list[str], env: str) -> list[str]:
+    """The names on tox list lines (``a, b`` or one per line), those under a factor
+    condition only where it selects ``env``."""
+    names: list[str] = []
+    for line in lines:
+        line = line.split("#", 1)[0].strip()
+        condition = re.match(r"^([\w.,{}!-]+):\s+", line)
+        if condition is not None:
+            if not _factors_hold(condition.group(1), env):
+                continue
+            line = line[condition.end() :]
+        names += [n for n in re.split(r"[,\s]+", line) if n and "{" not in n]
+    return names
+
+
+def _env_list(root: Path) -> list[str]:
+    """tox's ``env_list`` (or ``envlist``), its generative names expanded."""
+    text = read_text(root / "tox.ini") if (root / "tox.ini").is_file() else None
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text or "")
+    except configparser.Error:
+        return []
+    raw = parser.get("tox", "env_list", fallback="") or parser.get("tox", "envlist", fallback="")
+    toml = table(read_toml(root / "tox.toml"))
+    listed = [line.split("#", 1)[0] for line in raw.splitlines()] + strings(toml.get("env_list"))
+    return [env for line in listed for env in re.split(r"[,\s]+", _brace_expand(line)) if env]
 
 
 # What the sandbox and the runner set, or what would change how corrupt runs pytest
@@ -140,8 +206,8 @@ def _variables(lines: list[str], env: str) -> dict[str, str]:
 
 
 def _tox_sections(root: Path, key: str = "commands") -> dict[str, list[str]]:
-    """Environment name -> its ``commands`` lines (or ``setenv``'s, ``KEY=VALUE``), from
-    tox.ini, tox.toml or pyproject's [tool.tox]."""
+    """Environment name -> its ``commands`` lines (or those of ``key``: ``setenv``'s
+    ``KEY=VALUE``, ``dependency_groups``), from tox.ini, tox.toml or pyproject's [tool.tox]."""
     found: dict[str, list[str]] = {}
     ini_text = None
     if (root / "tox.ini").is_file():
@@ -166,7 +232,9 @@ def _tox_sections(root: Path, key: str = "commands") -> dict[str, list[str]]:
     envs.update({f"testenv:{k}": table(v) for k, v in table(toml, "env").items()})
     for name, env in envs.items():
         commands = env.get("commands")
-        if key == "setenv" and isinstance(env.get("set_env"), dict):
+        if key == "dependency_groups" and isinstance(env.get(key), list):
+            found.setdefault(name, strings(env[key]))
+        elif key == "setenv" and isinstance(env.get("set_env"), dict):
             found.setdefault(name, [f"{k}={v}" for k, v in env["set_env"].items()])
         elif key == "commands" and isinstance(commands, list):
             lines = [shlex.join(_toml_argv(c)) for c in commands if isinstance(c, list)]

@@ -68,6 +68,11 @@ LINTERS_OFF = [
 # the importlib_metadata backport into pytest (importlib_metadata's own suite then
 # cannot find pluggy's metadata). Off in every run, as the linters are.
 LINTERS_OFF += ["-p", "no:perf"]
+# pytest-checkdocs (``checkdocs``, the same skeleton's) adds a ``.::project`` test that
+# builds the package's metadata to check its long description renders: an isolated
+# build that pip-installs the backend from the index (no network in the box), and a
+# check of the documentation, not of behaviour.
+LINTERS_OFF += ["-p", "no:checkdocs"]
 
 
 PYTEST_NO_TESTS = 5  # pytest's exit status when it collected nothing

@@ -44,6 +44,7 @@ from corrupt.repos.runnerconfigs import (
     make_commands,
     nox_commands,
     tox_commands,
+    tox_dependency_groups,
     tox_env_names,
     tox_setenv,
 )
@@ -105,6 +106,8 @@ class TestPlan:
     harness: str | None = None
     # Variables the test command's runner sets for it (tox's ``setenv``).
     env: dict[str, str] = field(default_factory=dict)
+    # PEP 735 groups the test command's runner installs (tox's ``dependency_groups``).
+    groups: list[str] = field(default_factory=list)
 
     @property
     def args(self) -> list[str]:
@@ -129,6 +132,7 @@ def plan_tests(root: Path) -> TestPlan:
         plan.runner, plan.options, plan.paths = chosen.runner, chosen.options, chosen.paths
         plan.command_source = f"{chosen.origin}: {shlex.join(chosen.argv)}"
         plan.env = tox_setenv(root, chosen.argv)
+        plan.groups = tox_dependency_groups(root, chosen.argv)
         _take_installs(plan, root, chosen.job, chosen.origin)
         if "--asyncio-mode" in " ".join(chosen.options):
             plan.packages.append("pytest-asyncio")

@@ -367,11 +367,13 @@ def _outcome(report: TestReport, nodeid: str) -> str | None:
     return result.outcome if result else None
 
 
-# What a test's error says when it needed the network: the box never has one (DESIGN,
-# running untrusted code), while the project's CI did.
+# What a test's error says when it needed the network or a service on it: the box never
+# has a network (DESIGN, running untrusted code) and runs no server beside the suite
+# (pytest-html's Selenium on 127.0.0.1:4444, a database), while the project's CI did.
 NETWORK_ERROR = re.compile(
     r"Temporary failure in name resolution|Name or service not known|No address associated"
     r"|Network is unreachable|nodename nor servname|getaddrinfo failed|\[Errno -[235]\]"
+    r"|Could not resolve host|Connection refused|\[Errno 111\]"
 )
 
 
@@ -397,7 +399,7 @@ def _offline_note(report: TestReport, offline: list[str]) -> str:
         return ""
     result = report.results[offline[0]]
     return (
-        f"; {len(offline)} need the network, which the box never has "
+        f"; {len(offline)} need the network or a service on it, which the box never has "
         f"({offline[0]}: {result.exc_type}: {(result.message or '').strip()[:120]})"
     )
 

@@ -472,15 +472,19 @@ def test_a_suite_that_compiles_its_own_bytecode_runs_without_the_cache(tmp_path_
     assert not (tmp_path / "cache" / "bytecode" / env.key).exists()
 
 
-def test_pytest_perf_timings_against_upstream_are_left_out(sandbox, tmp_path_factory, tmp_path):
+def test_the_skeleton_plugins_timing_upstream_and_building_metadata_are_left_out(
+    sandbox, tmp_path_factory, tmp_path
+):
     """jaraco's skeleton declares pytest-perf, which collects ``exercises.py`` as tests that
-    pip-install the project's upstream from its git origin: never in the box."""
+    pip-install the project's upstream from its git origin, and pytest-checkdocs, whose
+    ``.::project`` test builds the package's metadata in an isolated environment that it
+    pip-installs from the index: neither can in the box, and neither tests behaviour."""
     make_repo(
         tmp_path / "timed",
         {
             "pyproject.toml": SETUPTOOLS
             + '[project]\nname = "timed"\nversion = "1"\n'
-            + '[project.optional-dependencies]\ntest = ["pytest-perf"]\n',
+            + '[project.optional-dependencies]\ntest = ["pytest-perf", "pytest-checkdocs"]\n',
             "timed.py": "X = 1\n",
             "exercises.py": (
                 "from pytest_perf.deco import extras\n\n\n@extras('test')\n"
@@ -695,13 +699,18 @@ def test_tests_that_need_the_network_are_left_out_not_red(sandbox, tmp_path_fact
                 "import socket\n\nimport online2\n\n"
                 "def test_offline():\n    assert online2.X == 1\n\n"
                 "def test_resolves_a_name():\n"
-                "    assert socket.getaddrinfo('pypi.org', 443)\n"
+                "    assert socket.getaddrinfo('pypi.org', 443)\n\n"
+                "def test_a_local_service():\n"  # a server CI ran beside the suite
+                "    socket.create_connection(('127.0.0.1', 4444), timeout=5).close()\n"
             ),
         },
     )
     _, baseline = folder_baseline(tmp_path / "online2", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_online2.py::test_offline"]
-    assert baseline.offline == ["tests/test_online2.py::test_resolves_a_name"]
+    assert baseline.offline == [
+        "tests/test_online2.py::test_a_local_service",
+        "tests/test_online2.py::test_resolves_a_name",
+    ]
 
 
 def test_tests_that_need_the_project_s_git_checkout_are_left_out(

@@ -11,6 +11,7 @@ from corrupt.repos import suiteargs
 from corrupt.repos.installplan import discover_test_requirements
 from corrupt.repos.pytestconfig import reporting_free_addopts
 from corrupt.repos.requirements import requirement_items
+from corrupt.repos.runnerconfigs import _brace_expand
 from corrupt.repos.testplan import plan_tests
 from corrupt.repos.versions import scm_version, version_files, write_version_files
 
@@ -530,3 +531,48 @@ def test_the_extras_tox_installs_the_project_with_are_installed(tmp_path):
     assert found.extras == ["license"]
     assert "ukkonen" in found.packages and "click" not in found.packages
     assert "tox.ini [testenv] extras: license" in found.sources
+
+
+def test_the_dependency_groups_tox_installs_for_the_test_command_are_installed(tmp_path):
+    """svcs' ``3.1x-tests-optional`` environments install its ``optional`` group (httpx2,
+    which starlette's test client needs); its ``mypy`` environments' group is not the
+    tests', and the groups are read before the lock, which then pins them too."""
+    root = tree(
+        tmp_path,
+        {
+            "pyproject.toml": (
+                '[project]\nname = "x"\nversion = "1"\n'
+                "[dependency-groups]\n"
+                'tests = ["pytest"]\ncov = [{include-group = "tests"}, "coverage"]\n'
+                'optional = ["httpx2", "starlette"]\nmypy = ["mypy"]\n'
+            ),
+            "tox.ini": (
+                "[tox]\nenv_list =\n    lint,\n    3.1{0-3}-mypy\n    3.1{0-3}-tests{,-optional}\n"
+                "[testenv]\ndependency_groups =\n    mypy: mypy\n    tests: cov\n"
+                "    optional: optional\n"
+                "commands =\n    tests: coverage run -m pytest {posargs}\n    mypy: mypy src\n"
+            ),
+            "tests/test_a.py": "",
+        },
+    )
+    found = discover_test_requirements(root)
+    assert found.groups == ["tests", "cov", "optional"]
+    assert {"httpx2", "starlette", "coverage"} <= set(found.packages)
+    assert "mypy" not in found.packages
+    assert "tox dependency_groups: cov, optional" in found.sources
+
+
+@pytest.mark.parametrize(
+    ("names", "expanded"),
+    [
+        ("py{38,39}-x", "py38-x,py39-x"),
+        (
+            "3.1{0-2}-tests{,-optional}",
+            "3.10-tests,3.10-tests-optional,3.11-tests,"
+            "3.11-tests-optional,3.12-tests,3.12-tests-optional",
+        ),  # fmt: skip
+        ("a,py{3,4}-{b,c},z", "a,py3-b,py3-c,py4-b,py4-c,z"),
+    ],
+)
+def test_tox_generative_names_expand_with_ranges_and_several_braces(names, expanded):
+    assert _brace_expand(names) == expanded

@@ -218,6 +218,44 @@ def test_a_suite_red_here_is_green_on_the_other_python_it_supports(tmp_path_fact
     assert env.interpreter_roots == tuple(interpreter_roots(other))
 
 
+def test_an_old_suite_is_green_on_the_python_and_the_packages_of_its_date(
+    tmp_path_factory, tmp_path
+):
+    """Red on corrupt's Python with either set of packages, and on the Python of its date
+    with today's: green with both of its date, as its CI had them that day."""
+    second_interpreter()
+    committed = "2023-06-01T12:00:00Z"
+    folder = tmp_path / "ofitsday"
+    folder.mkdir()
+    pyproject = folder / "pyproject.toml"
+    pyproject.write_text(
+        SETUPTOOLS + '[project]\nname = "ofitsday"\nversion = "1"\nrequires-python = ">=3.8"\n'
+    )
+    target = other_interpreters(folder, own_interpreter(), as_of=committed)[0]
+    make_repo(
+        folder,
+        {
+            "pyproject.toml": pyproject.read_text(),
+            "ofitsday.py": "def day():\n    return 1\n",
+            "requirements-test.txt": "six\n",
+            "tests/test_day.py": (
+                "import sys\n\nimport six\n\n"
+                "def test_python_of_its_day():\n"
+                f"    assert sys.version_info[:2] == {target.version[:2]!r}\n\n"
+                "def test_six_of_its_day():\n    assert six.__version__ == '1.16.0'\n"
+            ),
+        },
+        when=committed,
+    )
+    proc = corrupt_cli("baseline", str(folder), "--explain", tmp_path_factory=tmp_path_factory)
+    assert proc.returncode == 0, proc.stderr
+    err = " ".join(proc.stderr.split())
+    assert f"trying {target}" in err and f"trying the packages released by {committed} on it" in err
+    out = " ".join(proc.stdout.split())
+    assert f"python: {target.label} (" in out and "tests: 2 passing" in out
+    assert f"packages: as released by {committed} (the commit's date)" in out
+
+
 def test_a_red_suite_with_no_other_python_it_supports_says_so(tmp_path_factory, tmp_path):
     own = own_interpreter()
     make_repo(
@@ -249,7 +287,10 @@ def test_a_red_suite_without_network_gets_no_other_python(tmp_path_factory, tmp_
     # its one test is left out for want of the network, so none is left: no tests
     assert proc.returncode == 14, proc.stderr
     err = " ".join(proc.stderr.split())
-    assert "1 need the network, which the box never has" in err and "gaierror" in err
+    assert (
+        "1 need the network or a service on it, which the box never has" in err
+        and "gaierror" in err
+    )
     assert "trying" not in proc.stderr and "no other Python" not in proc.stderr
 
 
