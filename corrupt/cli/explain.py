@@ -19,6 +19,7 @@ from rich.markup import escape
 from corrupt.repos.installplan import discover_test_requirements
 from corrupt.repos.models import Checkout
 from corrupt.repos.suiteargs import test_command
+from corrupt.repos.testcommands import DJANGO_PLUGIN
 from corrupt.repos.testplan import plan_tests
 from corrupt.repos.versions import version_files
 from corrupt.sandboxes.local.environment import recipe_for
@@ -37,7 +38,10 @@ def explain_plan(checkout: Checkout, console: Console) -> None:
         f"  from: {origin}",
     ]
     if plan.runner == "unittest":
-        lines.append("  a unittest suite, run through pytest's unittest support")
+        django = (
+            " and pytest-django (Django's test command)" if DJANGO_PLUGIN in plan.packages else ""
+        )
+        lines.append(f"  a unittest suite, run through pytest's unittest support{django}")
     if plan.scripts:
         lines.append(
             f"  not collected, scripts named like tests (no test in them, code run at import): "

@@ -1,8 +1,10 @@
-"""One test command read as the pytest run it is: pytest's, unittest's, nose2's, stestr's.
+"""One test command read as the pytest run it is: pytest's, unittest's, nose2's, stestr's,
+Django's.
 
 A command line from CI or a runner configuration is a test run when it calls
 pytest (also under ``coverage run``), unittest (discovery, named modules, a
-test module run as a script) or a runner built on unittest (nose2, stestr).
+test module run as a script) or a runner built on unittest (nose2, stestr,
+Django's ``manage.py test``, run through pytest-django).
 Each is turned into the pytest options and paths that run the same tests:
 the options that choose tests are kept, reporting ones dropped, and
 unittest's discovery becomes pytest's unittest support with unittest's file
@@ -95,6 +97,58 @@ def nose2_args(words: list[str]) -> list[str] | None:
     if words[:2] == ["-m", "nose2"]:
         return words[2:]
     return None
+
+
+def django_args(words: list[str]) -> list[str] | None:
+    """The arguments of Django's test command (``python -m django test``, ``django-admin
+    test``, ``python manage.py test``, under coverage too), or None."""
+    words = _after_coverage_run(words) or words
+    if words[:1] == ["python"]:
+        words = words[1:]
+    if words[:2] == ["-m", "django"] or words[:1] == ["django-admin"]:
+        rest = words[2:] if words[0] == "-m" else words[1:]
+    elif words[:1] and Path(words[0]).name == "manage.py":
+        rest = words[1:]
+    else:
+        return None
+    return rest[1:] if rest[:1] == ["test"] else None
+
+
+# Django's test options that take a value (``--settings tests.settings``), so that the
+# value is not read as a test label.
+DJANGO_VALUED = {"--settings", "--pythonpath", "--testrunner", "-t", "--top-level-directory",
+                 "--tag", "--exclude-tag", "-k", "-v", "--verbosity", "--parallel"}  # fmt: skip
+SETTINGS_DEFAULT = re.compile(r"""DJANGO_SETTINGS_MODULE["']\s*,\s*["']([\w.]+)["']""")
+
+
+def django_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[str]]:
+    """Django's test command as the pytest run that runs the same tests: pytest-django
+    (:data:`DJANGO_PLUGIN`, installed for it) with the settings the command names, else
+    those ``manage.py`` defaults to, and unittest's TestCase discovery with Django's
+    file pattern (``test*.py``: django-widget-tweaks keeps its tests in ``tests/tests.py``)."""
+    settings, pattern, labels = None, "test*.py", []
+    i = 0
+    while i < len(args):
+        word, value = args[i].partition("=")[::2]
+        takes = word in DJANGO_VALUED or word in ("-p", "--pattern")
+        if takes and not value and word != "--parallel":
+            value, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
+        if word == "--settings":
+            settings = value
+        elif word in ("-p", "--pattern"):
+            pattern = value
+        elif not word.startswith("-"):
+            labels.append(word)
+        i += 1
+    manage = root / "manage.py"
+    if settings is None and manage.is_file():
+        found = SETTINGS_DEFAULT.search(manage.read_text(encoding="utf-8", errors="replace"))
+        settings = found.group(1) if found else None
+    options, paths = unittest_to_pytest(root, [*labels, "-p", pattern])
+    return [*options, *([f"--ds={settings}"] if settings else [])], paths
+
+
+DJANGO_PLUGIN = "pytest-django"
 
 
 def outside_packages(root: Path, unittest: list[str]) -> list[str]:

@@ -50,7 +50,10 @@ from corrupt.repos.runnerconfigs import (
 )
 from corrupt.repos.shellcommands import shell_commands, unwrap
 from corrupt.repos.testcommands import (
+    DJANGO_PLUGIN,
     as_unittest,
+    django_args,
+    django_to_pytest,
     is_test_path,
     kept_pytest_args,
     nose2_args,
@@ -136,6 +139,8 @@ def plan_tests(root: Path) -> TestPlan:
         _take_installs(plan, root, chosen.job, chosen.origin)
         if "--asyncio-mode" in " ".join(chosen.options):
             plan.packages.append("pytest-asyncio")
+        if django_args(unwrap(chosen.argv)) is not None:
+            plan.packages.append(DJANGO_PLUGIN)
     _take_pytest_config(plan, root)
     _take_requirement_folders(plan, root)
     for name in scripts_named_like_tests(root, plan.options, plan.paths):
@@ -293,6 +298,10 @@ def _runs(root: Path, origin: str, commands: list[list[str]]) -> Iterator[_Run]:
             continue
         if found is not None:
             yield _Run(origin, argv, "pytest", *kept_pytest_args(root, found), commands)
+            continue
+        django = django_args(words) if words else None
+        if django is not None:
+            yield _Run(origin, argv, "unittest", *django_to_pytest(root, django), commands)
             continue
         unittest = unittest_args(as_unittest(root, words)) if words else None
         if unittest is not None:

@@ -390,6 +390,48 @@ def test_a_suite_of_one_slow_file_is_cut_to_its_quickest_tests(sandbox, tmp_path
     assert "cut to the 2 single tests of the 1 test files it ran (2 passing" in suite_cut(baseline)
 
 
+def test_a_django_app_tested_by_django_s_test_command_runs_through_pytest_django(
+    sandbox, tmp_path_factory, tmp_path
+):
+    """django-widget-tweaks' tox runs ``python -m django test --settings=tests.settings``
+    over ``tests/tests.py``, a file name pytest would not collect: the same TestCases run
+    through pytest-django with those settings, one of them on the test database."""
+    make_repo(
+        tmp_path / "djapp",
+        {
+            "pyproject.toml": SETUPTOOLS
+            + '[project]\nname = "djapp"\nversion = "1"\ndependencies = ["django"]\n',
+            "djapp/__init__.py": "",
+            "djapp/text.py": "def shout(text):\n    return text.upper() + '!'\n",
+            "tests/__init__.py": "",
+            "tests/settings.py": (
+                "SECRET_KEY = 'not secret'\n"
+                "INSTALLED_APPS = ['django.contrib.contenttypes', 'django.contrib.auth']\n"
+                "DATABASES = {'default': {'ENGINE': 'django.db.backends.sqlite3', "
+                "'NAME': ':memory:'}}\nUSE_TZ = True\n"
+            ),
+            "tests/tests.py": (
+                "from django.contrib.auth.models import User\n"
+                "from django.test import SimpleTestCase, TestCase\n\n"
+                "from djapp.text import shout\n\n\n"
+                "class ShoutTest(SimpleTestCase):\n"
+                "    def test_shout(self):\n        self.assertEqual(shout('hi'), 'HI!')\n\n\n"
+                "class UserTest(TestCase):\n"
+                "    def test_a_user_is_saved(self):\n"
+                "        User.objects.create(username=shout('a'))\n"
+                "        self.assertEqual(User.objects.get().username, 'A!')\n"
+            ),
+            "tox.ini": "[testenv]\ncommands = python -m django test -v2 --settings tests.settings\n",
+        },
+    )
+    _, baseline = folder_baseline(tmp_path / "djapp", sandbox, tmp_path_factory)
+    assert baseline.tests == [
+        "tests/tests.py::ShoutTest::test_shout",
+        "tests/tests.py::UserTest::test_a_user_is_saved",
+    ]
+    assert "--ds=tests.settings" in baseline.command
+
+
 def test_a_suite_over_budget_once_is_not_cut_when_every_file_fits(
     sandbox, tmp_path_factory, tmp_path
 ):

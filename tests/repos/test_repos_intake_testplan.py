@@ -576,3 +576,35 @@ def test_the_dependency_groups_tox_installs_for_the_test_command_are_installed(t
 )
 def test_tox_generative_names_expand_with_ranges_and_several_braces(names, expanded):
     assert _brace_expand(names) == expanded
+
+
+@pytest.mark.parametrize(
+    ("command", "files", "options", "paths"),
+    [
+        ("python -m django test -v 2 --settings tests.settings", {}, ["--ds=tests.settings"], []),
+        (
+            "coverage run manage.py test app.tests --parallel",
+            {
+                "manage.py": (
+                    "import os\nos.environ.setdefault('DJANGO_SETTINGS_MODULE', 'site.settings')\n"
+                )
+            },
+            ["--ds=site.settings"],
+            ["app/tests.py"],
+        ),  # fmt: skip
+        ("django-admin test -p 'check_*.py'", {}, [], []),
+    ],
+)
+def test_django_s_test_command_reads_as_pytest_django_with_its_settings(
+    tmp_path, command, files, options, paths
+):
+    root = tree(
+        tmp_path,
+        {"tox.ini": f"[testenv]\ncommands = {command}\n", "app/tests.py": "", **files},
+    )
+    plan = plan_tests(root)
+    assert plan.runner == "unittest" and plan.paths == paths
+    assert "pytest-django" in plan.packages
+    pattern = "check_*.py" if "check_" in command else "test*.py"
+    assert plan.options[plan.options.index("-o") + 1] == f"python_files={pattern}"
+    assert [o for o in plan.options if o.startswith("--ds")] == options
