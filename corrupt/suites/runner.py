@@ -95,7 +95,10 @@ def run_tests(
     files[f"{module}.py"] = PYTEST_PLUGIN.read_bytes()
     collect = [REPORT]
     if coverage:
-        argv.append(f"--corrupt-coverage={IO_DIR}/{COVERAGE}")
+        # pytest-cov, turned on by the suite (pytest-enabler adds ``--cov`` where it is
+        # installed, as jaraco's skeleton has it), would start a coverage of its own and
+        # leave the plugin's with no data: one tracer at a time.
+        argv += [f"--corrupt-coverage={IO_DIR}/{COVERAGE}", "-p", "no:pytest_cov"]
         collect.append(COVERAGE)
     limits = replace(limits or Limits(), timeout=timeout)
     command = Command(

@@ -539,6 +539,26 @@ def test_the_skeleton_plugins_timing_upstream_and_building_metadata_are_left_out
     assert baseline.tests == ["tests/test_x.py::test_x"]
 
 
+def test_a_suite_that_turns_pytest_cov_on_still_gets_its_coverage_mapped(
+    sandbox, tmp_path_factory, tmp_path
+):
+    """jaraco's skeleton installs pytest-cov and pytest-enabler, which adds ``--cov`` to
+    every run: pytest-cov's own coverage would leave corrupt's coverage run without data."""
+    make_repo(
+        tmp_path / "enabled",
+        {
+            "pyproject.toml": SETUPTOOLS
+            + '[project]\nname = "enabled"\nversion = "1"\n'
+            + '[project.optional-dependencies]\ntest = ["pytest-cov", "pytest-enabler"]\n'
+            + '[tool.pytest-enabler.cov]\naddopts = "--cov"\n',
+            "enabled.py": "def double(x):\n    return 2 * x\n",
+            "tests/test_x.py": "from enabled import double\n\ndef test_x():\n    assert double(2) == 4\n",
+        },
+    )
+    _, baseline = folder_baseline(tmp_path / "enabled", sandbox, tmp_path_factory)
+    assert baseline.line_coverage["enabled.py"][2] == ["tests/test_x.py::test_x"]
+
+
 def test_the_variables_tox_sets_reach_the_tests(sandbox, tmp_path_factory, tmp_path):
     """pre-commit-hooks' tests commit to repositories they make, as the author its tox
     ``setenv`` names: the box has no git identity, as a CI machine has none."""
