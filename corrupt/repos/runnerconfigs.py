@@ -138,7 +138,7 @@ def tox_dependency_groups(root: Path, argv: list[str]) -> list[str]:
     httpx2 that starlette's test client needs."""
     sections = _tox_sections(root)
     groups = _tox_sections(root, key="dependency_groups")
-    envs = _env_list(root)
+    envs = _env_list(root) or [""]  # no env_list: lines under no factor only
     found: list[str] = []
     for section, lines in sections.items():
         own = section.partition(":")[2]

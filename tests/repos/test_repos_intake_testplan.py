@@ -560,6 +560,12 @@ def test_the_dependency_groups_tox_installs_for_the_test_command_are_installed(t
     assert {"httpx2", "starlette", "coverage"} <= set(found.packages)
     assert "mypy" not in found.packages
     assert "tox dependency_groups: cov, optional" in found.sources
+    # without an env_list, the lines under no factor
+    (root / "tox.ini").write_text(
+        "[testenv]\ndependency_groups = optional\n    mypy: mypy\ncommands = pytest\n"
+    )
+    found = discover_test_requirements(root)
+    assert found.groups == ["tests", "optional"] and "mypy" not in found.packages
 
 
 @pytest.mark.parametrize(
