@@ -180,6 +180,7 @@ class TestResult:
     message: str | None = None
     frames: list[Frame] = field(default_factory=list)
     trace: Trace | None = None
+    output: str = ""  # a failed test's captured output, its tail
 
 
 @dataclass

@@ -383,12 +383,13 @@ NO_REPOSITORY = re.compile(r"not a git repository|InvalidGitRepositoryError")
 
 
 def _red_with(first: TestReport, second: TestReport, error: re.Pattern[str]) -> list[str]:
-    """The tests red in both runs with an error ``error`` finds."""
+    """The tests red in both runs with an error ``error`` finds, in their exception or in
+    what they printed (a subprocess's own error: pip's, git's)."""
     return sorted(
         n
         for n in first.failing() & second.failing()
         if all(
-            error.search(f"{r.exc_type or ''}: {r.message or ''}")
+            error.search(f"{r.exc_type or ''}: {r.message or ''}\n{r.output}")
             for r in (first.results[n], second.results[n])
         )
     )

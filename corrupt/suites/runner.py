@@ -237,6 +237,7 @@ def _parse(data: bytes | None) -> tuple[TestReport, list[str]]:
                     message=record.get("message"),
                     frames=[Frame(**f) for f in record.get("frames", [])],
                     trace=_trace(record.get("trace")),
+                    output=str(record.get("output") or ""),
                 )
             except (KeyError, TypeError):  # not a record our plugin writes
                 report.forged = report.forged or "a malformed test record"

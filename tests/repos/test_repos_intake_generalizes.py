@@ -763,13 +763,18 @@ def test_tests_that_need_the_network_are_left_out_not_red(sandbox, tmp_path_fact
                 "def test_resolves_a_name():\n"
                 "    assert socket.getaddrinfo('pypi.org', 443)\n\n"
                 "def test_a_local_service():\n"  # a server CI ran beside the suite
-                "    socket.create_connection(('127.0.0.1', 4444), timeout=5).close()\n"
+                "    socket.create_connection(('127.0.0.1', 4444), timeout=5).close()\n\n"
+                "def test_a_download():\n"  # pip's or git's error is in what it printed
+                "    import subprocess, sys\n"
+                "    subprocess.run([sys.executable, '-c', 'import socket; "
+                'socket.getaddrinfo("pypi.org", 443)\'], check=True)\n'
             ),
         },
     )
     _, baseline = folder_baseline(tmp_path / "online2", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_online2.py::test_offline"]
     assert baseline.offline == [
+        "tests/test_online2.py::test_a_download",
         "tests/test_online2.py::test_a_local_service",
         "tests/test_online2.py::test_resolves_a_name",
     ]

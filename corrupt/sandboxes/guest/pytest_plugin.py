@@ -48,6 +48,9 @@ import pytest
 _ROOT = os.getcwd()
 _SKIP_FRAMES = (os.sep + "_pytest" + os.sep, os.sep + "pluggy" + os.sep, os.path.basename(__file__))
 _MAX_MESSAGE = 2000
+# The tail of a failed test's captured output kept with it: what a subprocess it ran said
+# (pip's or git's "Failed to resolve 'pypi.org'"), where its exception does not.
+_MAX_OUTPUT = 1000
 _MAX_FRAMES = 60
 
 
@@ -204,6 +207,7 @@ class _Reporter:
         info["duration"] += report.duration
         if report.failed and "failed" not in info:
             info["failed"] = report.when
+            info["output"] = (report.capstdout + report.capstderr)[-_MAX_OUTPUT:]
             if call.excinfo is not None and call.excinfo.errisinstance(Timeout):
                 # The per-test timeout is set far above the test's baseline time: the
                 # run is hung on the corruption, which cannot be a task. Waiting for
@@ -244,6 +248,7 @@ class _Reporter:
                 "message": info.get("message"),
                 "frames": info.get("frames", []),
                 **({"trace": info["trace"]} if "trace" in info else {}),
+                **({"output": info["output"]} if info.get("output") else {}),
             }
         )
 
