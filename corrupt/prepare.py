@@ -357,17 +357,18 @@ def _other_pythons(
             f"which it supports ({support.describe()})",
         )
         on_it = replace(pinned, python=interpreter.label)
-        try:
-            return attempt(on_it)
-        except (RedBaselineError, InstallError) as again:
-            added += f"; on Python {interpreter.label} too: {again}"
-            if n > 0 or not dating:
-                continue
-            _note(note, f"trying the packages released by {pinned.committed} on it")
-        try:
-            return attempt(replace(on_it, packages_as_of=pinned.committed))
-        except (RedBaselineError, InstallError) as again:
-            added += f"; on Python {interpreter.label} with those packages too: {again}"
+        tries = [(on_it, "too")]
+        if n == 0 and dating:
+            tries.append(
+                (replace(on_it, packages_as_of=pinned.committed), "with those packages too")
+            )
+        for i, (chosen, said) in enumerate(tries):
+            if i:
+                _note(note, f"trying the packages released by {pinned.committed} on it")
+            try:
+                return attempt(chosen)
+            except (RedBaselineError, InstallError) as again:
+                added += f"; on Python {interpreter.label} {said}: {again}"
     return added
 
 

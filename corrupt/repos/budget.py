@@ -47,17 +47,19 @@ def quickest_cut(report: TestReport, tree: Path, seconds: float) -> list[str]:
             break
         spent += by_file[file]
         kept.add(file)
+    left = in_tree - kept
     tests = {
         nodeid: result.duration
         for nodeid, result in report.results.items()
-        if nodeid.split("::", 1)[0] in in_tree - kept and result.exc_type != UNFINISHED
+        if nodeid.split("::", 1)[0] in left and result.exc_type != UNFINISHED
     }
     for nodeid in sorted(tests, key=lambda n: (tests[n], n)):
         if spent + tests[nodeid] > seconds:
             break
         spent += tests[nodeid]
         kept.add(nodeid)
-    order = (nodeid.split("::", 1)[0] if nodeid.split("::", 1)[0] in kept else nodeid
+    # a kept file where its first test ran, a kept single test where it ran
+    order = (file if (file := nodeid.split("::", 1)[0]) in kept else nodeid
              for nodeid in report.results)  # fmt: skip
     return [entry for entry in dict.fromkeys(order) if entry in kept]
 
