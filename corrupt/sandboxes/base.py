@@ -178,6 +178,21 @@ class JsonLines:
         return message
 
 
+def anchored_pythonpath(env: dict[str, str], workdir: str) -> dict[str, str]:
+    """``env`` with each relative ``PYTHONPATH`` entry made absolute under ``workdir``,
+    the folder the run starts in. The recorded command says ``PYTHONPATH=src`` (a user
+    reruns it in their own checkout), but Python resolves it against each process's
+    own folder: a test that starts ``python -m docs_src.example`` in ``tmp_path`` would
+    otherwise no longer find the tree."""
+    if not env.get("PYTHONPATH"):
+        return env
+    entries = [
+        e if not e or os.path.isabs(e) else os.path.normpath(os.path.join(workdir, e))
+        for e in env["PYTHONPATH"].split(":")
+    ]
+    return {**env, "PYTHONPATH": ":".join(entries)}
+
+
 def with_io_dir(values: list[str], where: str) -> list[str]:
     """``values`` with :data:`IO_DIR` replaced by the I/O folder's path inside the sandbox."""
     return [value.replace(IO_DIR, where) for value in values]

@@ -153,6 +153,18 @@ def test_tree_goes_in_collected_files_come_out_clone_untouched(sandbox, contract
     assert digest(checkout.path) == clone_before
 
 
+def test_a_relative_pythonpath_is_anchored_at_the_tree(sandbox, contract, tree):
+    """A process the tests start elsewhere (``cwd=tmp_path``) must still find the tree."""
+    command = python("""
+        import subprocess, sys
+        subprocess.run([sys.executable, "-c", "import contractpkg, os; print(contractpkg.__file__)"],
+                       cwd="/tmp", check=True)
+        """)
+    command.env["PYTHONPATH"] = "src"
+    result = sandbox.run(contract[1], tree, command)
+    assert result.stdout.strip() == "/testbed/src/contractpkg/__init__.py", result.stderr
+
+
 def test_runner_reads_the_plugin_report_through_the_container(sandbox, contract):
     checkout, env = contract
     with Workspace(checkout) as ws:

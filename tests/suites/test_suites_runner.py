@@ -87,6 +87,32 @@ def test_tests_import_the_working_tree_not_the_installed_copy(calc, ws):
     assert "Traceback" not in report.output_tail and "def factorial" not in report.output_tail
 
 
+ELSEWHERE = """\
+import subprocess, sys
+
+def test_a_subprocess_in_another_folder_imports_the_tree(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "calc.only_in_the_tree"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.stdout == "here\\n", done.stderr
+"""
+
+
+@pytest.mark.parametrize("isolation", [True, False], ids=["boxed", "unboxed"])
+def test_a_subprocess_started_in_another_folder_still_imports_the_tree(calc, ws, isolation):
+    """The command says ``PYTHONPATH=src`` (a relative path, as a user reruns it), which a
+    process started in ``tmp_path`` would resolve there: sqlmodel's tests run
+    ``coverage run -m docs_src...`` so. The sandbox anchors it at the run's folder (the
+    module is in the working tree only, not in the installed copy)."""
+    checkout, _, _ = calc
+    sandbox = LocalSandbox(cache_dir=calc[1].cache_dir, isolation=isolation)
+    env = sandbox.prepare(checkout)
+    name = "tests/test_elsewhere.py::test_a_subprocess_in_another_folder_imports_the_tree"
+    added = {"tests/test_elsewhere.py": ELSEWHERE, "src/calc/only_in_the_tree.py": "print('here')\n"}
+    with ws.patched(added):
+        report = run_tests(sandbox, env, ws.path, select=[name])
+    assert report.passing() == {name}, report.output_tail
+
+
 def test_a_deep_traceback_keeps_its_innermost_frames(calc, ws):
     _, sandbox, env = calc
     source = (ws.path / "src/calc/ops.py").read_text()
@@ -130,6 +156,24 @@ def test_coverage_run_maps_lines_to_the_tests_that_ran_them(calc, ws):
     assert sorted(ops[9]) == [T + "test_divide", T + "test_mean"]
     assert 31 not in ops  # unused() never runs
     assert not (ws.path / ".corrupt").exists()
+
+
+MADE_UP = """\
+def test_code_under_a_made_up_name():
+    code = compile("x = 1", "made_up_name", "exec").replace(co_firstlineno=2**31 - 1)
+    exec(code, {})
+"""
+
+
+def test_coverage_measures_python_files_only(calc, ws):
+    """Code compiled under a made-up name at a huge line number, as tblib's tests make
+    tracebacks: coverage.py would store that name's lines as a 256 MB bitmap."""
+    _, sandbox, env = calc
+    with ws.patched({"tests/test_made_up.py": MADE_UP}):
+        report = run_tests(sandbox, env, ws.path, coverage=True)
+    assert report.passing() >= {"tests/test_made_up.py::test_code_under_a_made_up_name"}
+    assert "made_up_name" not in report.line_coverage
+    assert report.line_coverage["tests/test_made_up.py"]
 
 
 def test_workspace_patching_restores_bytes_exactly(calc):

@@ -35,6 +35,7 @@ from corrupt.errors import SandboxError
 from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment, Limits
 from corrupt.sandboxes.base import (
     InFlight,
+    anchored_pythonpath,
     Sandbox,
     io_file_names,
     with_io_dir,
@@ -390,7 +391,7 @@ def _in_container(
         **BASE_ENV,
         **{k: _inside(v, tree) for k, v in zip(command.env, values, strict=True)},
     }
-    return argv, environment
+    return argv, anchored_pythonpath(environment, WORKDIR)
 
 
 def _inside(value: str, tree: Path) -> str:

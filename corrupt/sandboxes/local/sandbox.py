@@ -43,6 +43,7 @@ from corrupt.errors import SandboxError
 from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment, Limits
 from corrupt.sandboxes.base import (
     InFlight,
+    anchored_pythonpath,
     JsonLines,
     Sandbox,
     Service,
@@ -193,6 +194,7 @@ class LocalSandbox(Sandbox):
         child_env.update(
             zip(command.env, with_io_dir(list(command.env.values()), str(io)), strict=True)
         )
+        child_env = anchored_pythonpath(child_env, WORKDIR if self.isolation else str(tree))
         return launch, child_env, io
 
 
