@@ -107,7 +107,10 @@ def test_a_subprocess_started_in_another_folder_still_imports_the_tree(calc, ws,
     sandbox = LocalSandbox(cache_dir=calc[1].cache_dir, isolation=isolation)
     env = sandbox.prepare(checkout)
     name = "tests/test_elsewhere.py::test_a_subprocess_in_another_folder_imports_the_tree"
-    added = {"tests/test_elsewhere.py": ELSEWHERE, "src/calc/only_in_the_tree.py": "print('here')\n"}
+    added = {
+        "tests/test_elsewhere.py": ELSEWHERE,
+        "src/calc/only_in_the_tree.py": "print('here')\n",
+    }
     with ws.patched(added):
         report = run_tests(sandbox, env, ws.path, select=[name])
     assert report.passing() == {name}, report.output_tail

@@ -35,8 +35,8 @@ from corrupt.errors import SandboxError
 from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment, Limits
 from corrupt.sandboxes.base import (
     InFlight,
-    anchored_pythonpath,
     Sandbox,
+    anchored_pythonpath,
     io_file_names,
     with_io_dir,
 )

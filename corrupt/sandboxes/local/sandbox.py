@@ -43,10 +43,10 @@ from corrupt.errors import SandboxError
 from corrupt.repos.models import WORKDIR, Checkout, Command, CommandResult, Environment, Limits
 from corrupt.sandboxes.base import (
     InFlight,
-    anchored_pythonpath,
     JsonLines,
     Sandbox,
     Service,
+    anchored_pythonpath,
     io_file_names,
     read_outputs,
     with_io_dir,
