@@ -180,18 +180,17 @@ def baseline(
     console.print(f"time: {result.seconds:.2f} s per run")
     if result.flaky:
         console.print("flaky: " + ", ".join(result.flaky), highlight=False)
-    if result.offline:
-        console.print(
-            "left out, needing the network or a service on it, which the box never has: "
-            + ", ".join(result.offline),
-            highlight=False,
-        )
-    if result.without_git:
-        console.print(
-            "left out, needing the project's own git checkout (the tree has no .git): "
-            + ", ".join(result.without_git),
-            highlight=False,
-        )
+    for left_out, why in (
+        (result.offline, "needing the network or a service on it, which the box never has"),
+        (result.without_git, "needing the project's own git checkout (the tree has no .git)"),
+        (
+            result.lacking_a_module,
+            "importing a module nothing installed provides (an optional dependency "
+            "no requirement intake read names)",
+        ),
+    ):
+        if left_out:
+            console.print(f"left out, {why}: " + ", ".join(left_out), highlight=False)
     if result.subset:
         console.print(f"cut: {suite_cut(result)}", highlight=False)
         console.print(f"  kept: {', '.join(result.subset)}", highlight=False, soft_wrap=True)

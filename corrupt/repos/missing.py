@@ -73,10 +73,10 @@ def imported_by_project(root: Path, module: str) -> bool:
 
 def _held(root: Path, module: str) -> bool:
     """The project has a module or package of that name that imports as a top-level name."""
-    return module in _top_level_names(root)
+    return module in top_level_names(root)
 
 
-def _top_level_names(root: Path) -> set[str]:
+def top_level_names(root: Path) -> set[str]:
     """Modules and packages of the project that import as top-level names: somewhere in
     its tree, in a folder that is no package itself (pytest puts such folders on the
     path). ``uvicorn/protocols/websockets/`` is ``uvicorn.protocols.websockets`` and
@@ -139,7 +139,7 @@ def imported_in_tests(root: Path) -> list[str]:
                     found[node.module.split(".")[0]] = None
                 elif (skipped := _importorskip(node)) is not None:
                     optional.add(skipped.split(".")[0])
-    held = _top_level_names(root)
+    held = top_level_names(root)
     return [m for m in found if m not in held and m not in optional]
 
 

@@ -234,6 +234,9 @@ class Baseline:
     # tests red in both runs because the tree is not a git repository (they run git on
     # the project's own checkout; working copies carry no .git): left out the same way
     without_git: list[str] = field(default_factory=list)
+    # tests red in both runs on a module nothing installed provides and the project does
+    # not hold (an optional dependency's): left out the same way
+    lacking_a_module: list[str] = field(default_factory=list)
     # a suite over the time budget is cut to these test files, the quickest that fit (out
     # of ``suite_files``), then single tests of the others by node id; every later run
     # runs these only; empty: the whole suite

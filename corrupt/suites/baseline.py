@@ -24,7 +24,15 @@ from corrupt.errors import NoTestsError, RedBaselineError, SuiteTooSlowError
 from corrupt.repos.budget import MEASURE_FACTOR, SHARE, kept_files, quickest_cut
 from corrupt.repos.coverage import pack_line_coverage, unpack_line_coverage
 from corrupt.repos.mentions import HANDLES_BYTECODE, handles_bytecode
-from corrupt.repos.models import FAILING_OUTCOMES, Baseline, Checkout, Environment, TestReport
+from corrupt.repos.missing import MISSING, missing_modules, top_level_names
+from corrupt.repos.models import (
+    FAILING_OUTCOMES,
+    Baseline,
+    Checkout,
+    Environment,
+    TestReport,
+    TestResult,
+)
 from corrupt.repos.suiteargs import PYTEST_NO_TESTS, test_command
 from corrupt.repos.testplan import TestPlan, plan_tests
 from corrupt.repos.workspace import Workspace
@@ -121,7 +129,8 @@ def _computed(
         )
         offline = _red_with(first, second, NETWORK_ERROR)
         without_git = _red_with(first, second, NO_REPOSITORY)
-        _require_green(first, second, [*flaky, *offline, *without_git], log)
+        lacking = _lacking_a_module(first, second, ws.path)
+        _require_green(first, second, [*flaky, *offline, *without_git, *lacking], log)
         tests = sorted(first.passing() & second.passing() - set(flaky))
         if not tests:
             raise NoTestsError(
@@ -168,6 +177,7 @@ def _computed(
             outside_tests=_outside_tests(covered.line_coverage),
             offline=offline,
             without_git=without_git,
+            lacking_a_module=lacking,
             subset=subset,
             suite_files=reached,
             cut_at=time_limit if subset else 0.0,
@@ -388,11 +398,31 @@ def _red_with(first: TestReport, second: TestReport, error: re.Pattern[str]) -> 
     return sorted(
         n
         for n in first.failing() & second.failing()
-        if all(
-            error.search(f"{r.exc_type or ''}: {r.message or ''}\n{r.output}")
-            for r in (first.results[n], second.results[n])
-        )
+        if all(error.search(_error_text(r)) for r in (first.results[n], second.results[n]))
     )
+
+
+def _lacking_a_module(first: TestReport, second: TestReport, tree: Path) -> list[str]:
+    """The tests red in both runs on importing a module that nothing installed provides
+    and the project does not hold itself: an optional dependency that no requirement
+    intake reads installs (pydantic-settings' documentation examples import ``azure``
+    from an extra). A module of the project's own that does not import is intake's
+    fault, not the test's, and stays red."""
+    red = _red_with(first, second, MISSING)
+    if not red:
+        return []
+    own = top_level_names(tree)
+    return [
+        n
+        for n in red
+        if not own.intersection(missing_modules(_error_text(first.results[n])))
+        and not own.intersection(missing_modules(_error_text(second.results[n])))
+    ]
+
+
+def _error_text(result: TestResult) -> str:
+    """What a red test said: its exception and what it printed (a subprocess's error)."""
+    return f"{result.exc_type or ''}: {result.message or ''}\n{result.output}"
 
 
 def _offline_note(report: TestReport, offline: list[str]) -> str:

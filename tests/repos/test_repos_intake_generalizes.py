@@ -780,6 +780,36 @@ def test_tests_that_need_the_network_are_left_out_not_red(sandbox, tmp_path_fact
     ]
 
 
+def test_tests_importing_an_optional_dependency_nothing_installed_are_left_out(
+    sandbox, tmp_path_factory, tmp_path
+):
+    """pydantic-settings' docs examples import ``azure`` from an extra no requirement intake
+    reads names. A module of the project's own that does not import stays red."""
+    tests = (
+        "import optional_dep\n\n"
+        "def test_plain():\n    assert optional_dep.X == 1\n\n"
+        "def test_with_an_extra():\n    import not_installed_anywhere.sub  # noqa: F401\n"
+    )
+    make_repo(
+        tmp_path / "optional_dep",
+        {"optional_dep.py": "X = 1\n", "tests/test_optional.py": tests},
+    )
+    _, baseline = folder_baseline(tmp_path / "optional_dep", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_optional.py::test_plain"]
+    assert baseline.lacking_a_module == ["tests/test_optional.py::test_with_an_extra"]
+    make_repo(
+        tmp_path / "own_module",
+        {
+            "own_module.py": "X = 1\n",
+            "tests/test_own.py": tests.replace("optional_dep", "own_module")
+            + "\ndef test_own_part():\n    import helpers_of_ours  # noqa: F401\n",
+            "tests/helpers/helpers_of_ours.py": "Y = 2\n",  # not on the path: intake's fault
+        },
+    )
+    with pytest.raises(RedBaselineError, match="test_own_part"):
+        folder_baseline(tmp_path / "own_module", sandbox, tmp_path_factory)
+
+
 def test_tests_that_need_the_project_s_git_checkout_are_left_out(
     sandbox, tmp_path_factory, tmp_path
 ):
