@@ -33,6 +33,7 @@ from corrupt.repos.models import Limits
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.local.bubblewrap import (
     BOX_HOSTS,
+    BOX_UID,
     Box,
     box_argv,
     interpreter_roots,
@@ -171,6 +172,36 @@ def test_a_box_home_is_a_new_accounts_home():
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["['.profile']", "profile OSError"]
+
+
+ACCOUNT_PROBE = """
+import getpass, os, pwd
+print(os.getuid(), os.getgid(), getpass.getuser(), pwd.getpwuid(os.getuid()).pw_dir)
+open("/tmp/locked", "w").close()
+os.chmod("/tmp/locked", 0)
+try:
+    open("/tmp/locked").close()
+except PermissionError:
+    print("denied")
+"""
+
+
+def test_a_box_runs_as_an_ordinary_account_whoever_runs_corrupt():
+    # As a CI runner's: flit's tests stop with "Installing packages as root is not
+    # recommended" as root, and a test that a locked file cannot be read fails there.
+    # (This machine runs corrupt as root; the probe sees the box's account either way.)
+    argv = [os.path.realpath(sys.executable), "-c", ACCOUNT_PROBE]
+    box = Box(read_only=tuple(interpreter_roots()))
+    env = {"HOME": "/tmp/home", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run(
+        box_argv(require_bwrap(), box, argv, Path("/")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [f"{BOX_UID} {BOX_UID} corrupt /tmp/home", "denied"]
 
 
 def test_a_box_gets_the_default_interrupt_when_corrupt_ignores_it():

@@ -14,8 +14,12 @@ daemon; Flatpak runs untrusted applications the same way. A box sees:
 - a private, size-limited ``/tmp`` (HOME is ``/tmp/home``, holding a read-only
   ``.profile`` as a new account's does) and ``/dev/shm``, a
   read-only minimal ``/dev``, its own ``/proc`` with ``/proc/sys`` read-only
-  (as root, the box's uid is the host's root: sysctls check the uid, not
-  capabilities, and ``kernel.core_pattern`` runs a program as host root);
+  (as root, the box's user is the host's root outside it: sysctls check that
+  uid, not capabilities, and ``kernel.core_pattern`` runs a program as host root);
+- an ordinary account of its own (uid 1000, in a ``passwd`` and ``group`` of
+  the box's), whoever runs corrupt, as a CI runner's: run as root (a container,
+  a CI machine), tools refuse to work ("Installing packages as root is not
+  recommended", flit's tests) and tests of permission errors pass no check;
 
 and nothing else: not the user's home, corrupt's caches, other processes'
 ``/proc`` entries, host Unix sockets. It has its own user, mount, pid, ipc,
@@ -39,8 +43,6 @@ from corrupt.scratch import scratch_dir
 
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = (
-    "passwd",
-    "group",
     "hosts",
     "nsswitch.conf",
     "localtime",
@@ -61,6 +63,12 @@ ETC = (
 ETC_NETWORK = ("ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies")
 HOME = "/tmp/home"
 BOX_HOSTS = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tsandbox\n"
+BOX_UID = 1000
+BOX_ACCOUNTS = {
+    "passwd": f"root:x:0:0:root:/root:/bin/sh\ncorrupt:x:{BOX_UID}:{BOX_UID}:corrupt:{HOME}:/bin/sh\n"
+    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+    "group": f"root:x:0:\ncorrupt:x:{BOX_UID}:\nnogroup:x:65534:\n",
+}
 # HOME holds what a new account's does (``useradd -m`` copies /etc/skel), read-only:
 # tests that list ``~`` expect something there, as on any developer's or CI machine.
 BOX_PROFILE = "# ~/.profile of corrupt's sandbox account\n"
@@ -94,6 +102,10 @@ def box_argv(
         bwrap,
         "--unshare-all",
         "--unshare-user",
+        "--uid",
+        str(BOX_UID),
+        "--gid",
+        str(BOX_UID),
         "--disable-userns",
         "--cap-drop",
         "ALL",
@@ -116,9 +128,11 @@ def box_argv(
         + (("resolv.conf",) if box.network == "host" else ())
     ):
         if name == "hosts" and box.network == "none":
-            args += ["--ro-bind", str(_box_hosts()), "/etc/hosts"]
+            args += ["--ro-bind", str(_box_etc("hosts", BOX_HOSTS)), "/etc/hosts"]
         elif (Path("/etc") / name).exists():
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    for name, text in BOX_ACCOUNTS.items():
+        args += ["--ro-bind", str(_box_etc(name, text)), f"/etc/{name}"]
     if box.resolv_conf is not None:
         args += ["--ro-bind", str(box.resolv_conf), "/etc/resolv.conf"]
     size = str(box.tmp_mb * 1024 * 1024)
@@ -161,11 +175,12 @@ def box_argv(
 
 
 @functools.cache
-def _box_hosts() -> Path:
-    """The hosts file of boxes without network, written once per process. (A host's own
-    may lack ``::1 localhost``, and may name machines a box cannot reach anyway.)"""
-    path = scratch_dir("etc-") / "hosts"
-    path.write_text(BOX_HOSTS, encoding="utf-8")
+def _box_etc(name: str, text: str) -> Path:
+    """A file of the box's own ``/etc``, written once per process: its accounts, and the
+    hosts file of boxes without network (a host's own may lack ``::1 localhost``, and may
+    name machines a box cannot reach anyway)."""
+    path = scratch_dir("etc-") / name
+    path.write_text(text, encoding="utf-8")
     return path
 
 
