@@ -30,6 +30,9 @@ NO_COMPILER = re.compile(
     r"can't find Rust compiler|Cargo, the Rust package manager, is not installed"
     r"|command '[\w./-]*(?:gcc|cc|clang|g\+\+|c\+\+)' failed: No such file"
     r"|unable to execute '[\w./-]*(?:gcc|cc|clang)'|No CMAKE_C_COMPILER could be found"
+    # meson-python's: a Rust or C part the build compiles (pipdeptree's), no toolchain
+    r"|ERROR: Program '(?:cargo|rustc|cc|gcc|clang|c\+\+|g\+\+)' not found"
+    r"|ERROR: Unknown compiler\(s\)"
 )
 
 

@@ -92,6 +92,7 @@ def prepare(
     note: Callable[[str], None] | None = None,
     env_progress: Callable[[str], None] | None = None,
     python: str | None = None,
+    strict_baseline: bool = False,
 ) -> Prepared:
     """Check out ``spec``, build its graph, environment, baseline and coverage map.
 
@@ -99,7 +100,8 @@ def prepare(
     (the build binds its store there); ``note`` hears about files the graph
     skipped; ``env_progress`` about environment steps. ``python`` (``3.13``,
     ``3.13.0``) builds the environment on that installed interpreter, and no
-    other is tried.
+    other is tried. ``strict_baseline`` refuses a suite with any test red in both
+    baseline runs for a cause corrupt cannot name (by default a few are left out).
     """
     from corrupt.graph import build_code_graph
     from corrupt.repos.checkout import checkout as do_checkout
@@ -122,6 +124,7 @@ def prepare(
         (python is not None and baseline.python != pinned.python)
         or (baseline.python is not None and not _installed(baseline.python))
         or baseline.cut_below(time_limit)
+        or (strict_baseline and baseline.red)
     ):
         baseline = None
     if baseline is not None:
@@ -141,10 +144,15 @@ def prepare(
                 note,
                 env_progress,
                 other_pythons=python is None,
+                strict=strict_baseline,
             )
         prime_bytecode(pinned, sandbox, env, time_limit, baseline.subset)
         if baseline.subset:
             _note(note, suite_cut(baseline))
+        if baseline.red:
+            first, error = next(iter(baseline.red.items()))
+            more = f" and {len(baseline.red) - 1} more" if len(baseline.red) > 1 else ""
+            _note(note, f"left out, red in both baseline runs: {first} ({error}){more}")
     # what the index publishes of the project: a release there is the answer to an agent online
     pinned = replace(
         pinned,
@@ -242,6 +250,7 @@ def _green_baseline(
     env_progress: Callable[[str], None] | None,
     *,
     other_pythons: bool = True,
+    strict: bool = False,
 ) -> tuple[Checkout, Environment, Baseline]:
     """The baseline with today's packages, else with those of the commit's date, else on
     another interpreter the project supports."""
@@ -250,7 +259,7 @@ def _green_baseline(
     def attempt(chosen: Checkout) -> tuple[Checkout, Environment, Baseline]:
         ready = sandbox.prepare(chosen, progress=env_progress)
         baseline = compute_baseline(
-            chosen, sandbox, ready, time_limit=time_limit, cache_dir=cache_dir
+            chosen, sandbox, ready, time_limit=time_limit, cache_dir=cache_dir, strict=strict
         )
         return chosen, ready, baseline
 
@@ -258,7 +267,9 @@ def _green_baseline(
         return (
             pinned,
             env,
-            compute_baseline(pinned, sandbox, env, time_limit=time_limit, cache_dir=cache_dir),
+            compute_baseline(
+                pinned, sandbox, env, time_limit=time_limit, cache_dir=cache_dir, strict=strict
+            ),
         )
     except RedBaselineError as red:
         first = red

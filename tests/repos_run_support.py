@@ -51,11 +51,18 @@ def tree_digest(root: Path) -> dict[str, str]:
     return out
 
 
-def folder_baseline(folder: Path, sandbox, tmp_path_factory, time_limit: float = 60.0):
+def folder_baseline(
+    folder: Path, sandbox, tmp_path_factory, time_limit: float = 60.0, strict: bool = False
+):
     """A repository folder through the real checkout, environment and baseline; its baselines
     cached beside it."""
     pinned = checkout(parse_spec(str(folder)), cache_dir=session_cache(tmp_path_factory))
     env = sandbox.prepare(pinned)
     return pinned, compute_baseline(
-        pinned, sandbox, env, time_limit=time_limit, cache_dir=folder.parent / "baselines"
+        pinned,
+        sandbox,
+        env,
+        time_limit=time_limit,
+        cache_dir=folder.parent / "baselines",
+        strict=strict,
     )

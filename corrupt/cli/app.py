@@ -31,7 +31,7 @@ from corrupt.tasks.modes import TaskMode
 
 if TYPE_CHECKING:
     from corrupt.outputs.formats import ExportFormat
-    from corrupt.repos.models import Checkout
+    from corrupt.repos.models import Baseline, Checkout
     from corrupt.tasks.models import Task
 
 if TYPE_CHECKING:
@@ -130,6 +130,12 @@ def baseline(
         "--python",
         help="build the environment on this installed Python (3.13 or 3.13.0; local sandbox)",
     ),
+    strict_baseline: bool = typer.Option(
+        False,
+        "--strict-baseline",
+        help="refuse a suite with any test red in both runs (by default up to 5% of them, "
+        "for a cause corrupt cannot name, are left out and named)",
+    ),
 ) -> None:
     """Check that a repository's suite is green, fast and stable; map tests to functions."""
     from corrupt.cli.explain import explain_environment, explain_plan
@@ -165,6 +171,7 @@ def baseline(
                 note=lambda text: err_console.print(f"note: {escape(text)}", highlight=False),
                 checked_out=checked_out,
                 python=python,
+                strict_baseline=strict_baseline,
             )
         finally:
             box.close()
@@ -180,17 +187,7 @@ def baseline(
     console.print(f"time: {result.seconds:.2f} s per run")
     if result.flaky:
         console.print("flaky: " + ", ".join(result.flaky), highlight=False)
-    for left_out, why in (
-        (result.offline, "needing the network or a service on it, which the box never has"),
-        (result.without_git, "needing the project's own git checkout (the tree has no .git)"),
-        (
-            result.lacking_a_module,
-            "importing a module nothing installed provides (an optional dependency "
-            "no requirement intake read names)",
-        ),
-    ):
-        if left_out:
-            console.print(f"left out, {why}: " + ", ".join(left_out), highlight=False)
+    _print_left_out(result)
     if result.subset:
         console.print(f"cut: {suite_cut(result)}", highlight=False)
         console.print(f"  kept: {', '.join(result.subset)}", highlight=False, soft_wrap=True)
@@ -208,6 +205,25 @@ def baseline(
             f"corrupt build {escape(shlex.quote(repo))} --min-covering {most} --min-failing {most}",
             highlight=False,
         )
+
+
+def _print_left_out(result: Baseline) -> None:
+    """The tests a baseline left out besides the flaky ones, by cause."""
+    for left_out, why in (
+        (result.offline, "needing the network or a service on it, which the box never has"),
+        (result.without_git, "needing the project's own git checkout (the tree has no .git)"),
+        (
+            result.lacking_a_module,
+            "importing a module nothing installed provides (an optional dependency "
+            "no requirement intake read names)",
+        ),
+        (
+            [f"{n} ({e})" for n, e in result.red.items()],
+            "red in both runs for a cause corrupt cannot name (--strict-baseline refuses them)",
+        ),
+    ):
+        if left_out:
+            console.print(f"left out, {why}: " + ", ".join(left_out), highlight=False)
 
 
 @app.command()

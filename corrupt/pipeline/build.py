@@ -211,6 +211,7 @@ class Build:
                     checked_out=lambda c: stores.append(self._open_store(c)),
                     note=self.progress.note,
                     python=o.python,
+                    strict_baseline=o.strict_baseline,
                 )
                 store = stores[0]
                 # green only with the packages of that date, or on that Python

@@ -100,6 +100,14 @@ class BuildOptions:
     min_lines: Annotated[int, typer.Option(help="minimum code lines of a target function")] = 5
     min_covering: Annotated[int, typer.Option(help="minimum tests covering a target function")] = 5
     time_limit: Annotated[float, typer.Option(help="seconds the baseline suite may take")] = 60.0
+    strict_baseline: Annotated[
+        bool,
+        typer.Option(
+            "--strict-baseline",
+            help="refuse a suite with any test red in both baseline runs (by default up to 5% "
+            "of them, for a cause corrupt cannot name, are left out and named)",
+        ),
+    ] = False
     python: Annotated[
         str | None,
         typer.Option(

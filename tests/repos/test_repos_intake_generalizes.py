@@ -810,6 +810,44 @@ def test_tests_importing_an_optional_dependency_nothing_installed_are_left_out(
         folder_baseline(tmp_path / "own_module", sandbox, tmp_path_factory)
 
 
+def test_a_few_tests_red_for_a_cause_corrupt_cannot_name_are_left_out_and_named(
+    sandbox, tmp_path_factory, tmp_path
+):
+    """flit's test of a classifier it checks against the list it downloads, calendra's of
+    the current year's holidays: one red test of many is the environment's, not the suite's.
+    More than 5 % red is refused, and ``strict`` refuses any."""
+    many = "".join(f"def test_{i}():\n    assert few_red.X == 1\n\n" for i in range(25))
+    make_repo(
+        tmp_path / "few_red",
+        {
+            "few_red.py": "X = 1\n",
+            "tests/test_few.py": "import few_red\n\n"
+            + many
+            + "def test_the_year():\n    assert few_red.X == 2, 'no holidays for 2026'\n",
+        },
+    )
+    _, baseline = folder_baseline(tmp_path / "few_red", sandbox, tmp_path_factory)
+    assert len(baseline.tests) == 25
+    assert list(baseline.red) == ["tests/test_few.py::test_the_year"]
+    assert (
+        "AssertionError: no holidays for 2026" in baseline.red["tests/test_few.py::test_the_year"]
+    )
+    with pytest.raises(RedBaselineError, match="test_the_year"):  # not from the cache
+        folder_baseline(tmp_path / "few_red", sandbox, tmp_path_factory, strict=True)
+    make_repo(
+        tmp_path / "more_red",
+        {
+            "more_red.py": "X = 1\n",
+            "tests/test_more.py": "import more_red\n\n"
+            + many.replace("few_red", "more_red")
+            + "def test_a():\n    assert more_red.X == 2\n\n"
+            + "def test_b():\n    assert more_red.X == 3\n",
+        },
+    )
+    with pytest.raises(RedBaselineError, match="2 of 27 tests, more than the 5% left out"):
+        folder_baseline(tmp_path / "more_red", sandbox, tmp_path_factory)
+
+
 def test_tests_that_need_the_project_s_git_checkout_are_left_out(
     sandbox, tmp_path_factory, tmp_path
 ):

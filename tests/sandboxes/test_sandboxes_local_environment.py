@@ -278,6 +278,18 @@ def test_a_build_that_asks_git_about_the_tree_is_left_unbuilt(tmp_path):
     assert added.startswith("the project unbuilt: its build needs the repository's git: ")
 
 
+def test_a_build_that_needs_a_compiler_the_box_lacks_is_left_unbuilt(tmp_path):
+    """meson-python's build of pipdeptree's Rust part, where no cargo is installed."""
+    lacks = (
+        "    print(\"../meson.build:28:8: ERROR: Program 'cargo' not found or not executable\")\n"
+        "    raise SystemExit(1)"
+    )
+    checkout = webbuild_whose_backend(tmp_path, lacks)
+    create_environment(checkout, cache_dir=tmp_path / "cache")
+    (added,) = recipe_for(checkout, cache_dir=tmp_path / "cache")["added"]
+    assert added.startswith("the project unbuilt: its build needs a compiler")
+
+
 def test_a_project_whose_build_fails_on_its_own_still_fails(tmp_path):
     checkout = webbuild_whose_backend(tmp_path, '    raise RuntimeError("no license field")')
     with pytest.raises(
