@@ -24,6 +24,8 @@ from corrupt.outputs.files import umask
 from corrupt.outputs.formats.harbor import MARKER
 from corrupt.outputs.swebench import PYTEST_FLAGS, in_testbed
 from corrupt.outputs.task_image import TaskImage
+from corrupt.repos.models import WORKDIR
+from corrupt.repos.suiteargs import anchored_command
 from corrupt.tasks.models import Task
 
 GRADE = '''\
@@ -93,7 +95,8 @@ def test_sh(task: Task, image: TaskImage) -> str:
             "# Puts the tests back as committed, runs the suite, writes the reward.",
             "mkdir -p /logs/verifier",
             *in_testbed(image),
-            f"env {task.tests.command} -rA {PYTEST_FLAGS} > /logs/verifier/pytest.log 2>&1",
+            f"env {anchored_command(task.tests.command, WORKDIR)} -rA {PYTEST_FLAGS}"
+            " > /logs/verifier/pytest.log 2>&1",
             "python3 /tests/grade.py /tests/expected.json /logs/verifier/pytest.log"
             " > /logs/verifier/reward.txt",
             "",

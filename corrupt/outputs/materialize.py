@@ -25,11 +25,13 @@ from corrupt.outputs.task_env import TASK_VENV, task_environment
 from corrupt.repos.gittool import run_git
 from corrupt.repos.models import Checkout
 from corrupt.repos.original import original_checkout
+from corrupt.repos.suiteargs import anchored_command
 from corrupt.tasks.models import Task
 
 PROBLEM_FILE = "PROBLEM.md"
 TASK_FILE = "TASK.json"
 RUNNER_FILE = "run_tests.sh"
+SCRIPT_FOLDER = '"$PWD"'  # where run_tests.sh runs the tests: the folder it is in
 # Never copied: another history, byte-code and tool caches could all hold the original.
 IGNORED = shutil.ignore_patterns(
     ".git",
@@ -59,7 +61,7 @@ def runner_script(command: str) -> str:
         f"if [ -x {TASK_VENV}/bin/python ]; then\n"
         f'  export VIRTUAL_ENV="$PWD/{TASK_VENV}" PATH="$PWD/{TASK_VENV}/bin:$PATH"\n'
         "fi\n"
-        f'exec env {command} "$@"\n'  # env: the command may start with VAR=value
+        f'exec env {anchored_command(command, SCRIPT_FOLDER)} "$@"\n'  # env: VAR=value first
     )
 
 

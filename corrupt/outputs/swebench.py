@@ -21,7 +21,8 @@ import shlex
 from typing import Any
 
 from corrupt.outputs.task_image import TaskImage
-from corrupt.repos.suiteargs import run_flags
+from corrupt.repos.models import WORKDIR
+from corrupt.repos.suiteargs import anchored_command, run_flags
 from corrupt.repos.testsupport import TEST_SUPPORT
 from corrupt.tasks.models import Task
 
@@ -73,7 +74,7 @@ def eval_script(task: Task, image: TaskImage) -> str:
             "set -uxo pipefail",
             *in_testbed(image),
             f": '{START_MARKER}'",
-            f"env {task.tests.command} -rA {PYTEST_FLAGS}",
+            f"env {anchored_command(task.tests.command, WORKDIR)} -rA {PYTEST_FLAGS}",
             f": '{END_MARKER}'",
             "",
         ]

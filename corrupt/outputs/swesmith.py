@@ -42,6 +42,7 @@ from corrupt.outputs.materialize import (
 from corrupt.outputs.swebench import PYTEST_FLAGS, repo_version
 from corrupt.repos.gittool import run_git
 from corrupt.repos.models import WORKDIR
+from corrupt.repos.suiteargs import anchored_command
 from corrupt.repos.testsupport import is_test_support
 from corrupt.sandboxes.docker.images import add_tree
 from corrupt.tasks.models import Task
@@ -104,7 +105,7 @@ def profiles_module(tasks: list[Task]) -> str:
         cls = "Corrupt_" + re.sub(r"\W", "_", key)
         flags = f"--disable-warnings --color=no --tb=no --verbosity=1 {PYTEST_FLAGS}"
         timeout = max(90, round(task.tests.baseline_seconds * 10))  # SWE-smith's default is 90 s
-        command = f"cd {WORKDIR} && env {task.tests.command} {flags}"
+        command = f"cd {WORKDIR} && env {anchored_command(task.tests.command, WORKDIR)} {flags}"
         classes.append(
             f"""
 @dataclass

@@ -31,6 +31,7 @@ from docker.errors import ImageNotFound
 
 from corrupt.repos.models import WORKDIR, Checkout
 from corrupt.repos.suiteargs import test_command
+from corrupt.sandboxes.base import anchored_pythonpath
 from corrupt.sandboxes.docker.images import PYTHON, add_tree
 from corrupt.sandboxes.docker.sandbox import DockerSandbox
 from corrupt.tasks.models import Task
@@ -75,7 +76,7 @@ def task_image_tag(task_id: str) -> str:
 def task_dockerfile(repo_image: str, config: dict[str, Any], tree: Path) -> str:
     """The two-stage recipe; ``config`` is the repository image's ``Config`` (its ENV and CMD are kept)."""
     env = dict(item.split("=", 1) for item in config.get("Env") or [] if "=" in item)
-    env.update(test_command(tree)[1])
+    env.update(anchored_pythonpath(test_command(tree)[1], WORKDIR))
     lines = [
         f"FROM {repo_image} AS clean",
         f"COPY {UNINSTALL_SCRIPT} /tmp/{UNINSTALL_SCRIPT}",

@@ -9,6 +9,7 @@ exports all build their commands from it.
 from __future__ import annotations
 
 import functools
+import posixpath
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
@@ -96,6 +97,31 @@ def test_command(tree: Path, subset: Sequence[str] = ()) -> tuple[list[str], dic
     argv = ["python", "-m", "pytest", *suite_args(tree, subset=subset)]
     own = {"PYTHONPATH": import_root(tree), "PYTHONHASHSEED": "0"}
     return argv, {**dict(_suite_args(str(tree), _config_stamp(tree))[2]), **own}
+
+
+def anchored_command(command: str, root: str) -> str:
+    """``command`` (a task's ``tests.command``) as a shell line for a tree at ``root``,
+    which is written as given (``/testbed``, or ``"$PWD"`` for the shell to expand): its
+    relative ``PYTHONPATH`` entries made absolute there. A process a test starts in
+    another folder (sqlmodel's ``coverage run -m docs_src...`` in ``tmp_path``) still
+    imports the tree, as in corrupt's own runs."""
+    parts, assigning = [], True
+    for word in shlex.split(command):
+        name, equals, value = word.partition("=")
+        assigning = assigning and bool(equals) and name.isidentifier()
+        if assigning and name == "PYTHONPATH":
+            entries = [_anchored(entry, root) for entry in value.split(":")]
+            parts.append("PYTHONPATH=" + ":".join(entries))
+        else:
+            parts.append(shlex.quote(word))
+    return " ".join(parts)
+
+
+def _anchored(entry: str, root: str) -> str:
+    if not entry or entry.startswith("/"):
+        return shlex.quote(entry)
+    relative = posixpath.normpath(entry)
+    return root if relative == "." else f"{root}/{shlex.quote(relative)}"
 
 
 def suite_args(tree: Path, *, paths: bool = True, subset: Sequence[str] = ()) -> list[str]:

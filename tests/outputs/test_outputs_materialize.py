@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 
 from corrupt.cli import app
 from corrupt.errors import InputError, StoreError
-from corrupt.outputs.materialize import materialize_task
+from corrupt.outputs.materialize import materialize_task, runner_script
 from corrupt.tasks.store import CandidateRow, CandidateStatus, Store
 
 DELETION = {
@@ -143,6 +144,22 @@ def test_materialized_repo_hides_the_original(
     # nor its mode: every file of the repository has the mode it has in the checkout
     for path in ORIGINAL:
         assert (out / path).stat().st_mode == (repo / path).stat().st_mode, path
+
+
+def test_run_tests_script_puts_the_tree_on_the_path_absolutely(tmp_path: Path) -> None:
+    """A process a test starts in another folder (sqlmodel's ``coverage run -m docs_src...``
+    in ``tmp_path``) must still import the tree: ``PYTHONPATH=src`` is anchored where the
+    script is, quoting and all, wherever it is called from."""
+    folder = tmp_path / "a task"
+    folder.mkdir()
+    script = folder / "run_tests.sh"
+    probe = "import os, sys; print(os.environ['PYTHONPATH']); print(sys.argv[1])"
+    command = f"PYTHONHASHSEED=0 PYTHONPATH=src:. {sys.executable} -c {shlex.quote(probe)}"
+    script.write_text(runner_script(command))
+    script.chmod(0o755)
+    ran = subprocess.run([str(script), "it's"], cwd=tmp_path, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines() == [f"{folder}/src:{folder}", "it's"]
 
 
 def test_run_tests_script_shows_the_failure(build, tmp_path: Path) -> None:
