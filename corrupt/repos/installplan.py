@@ -185,22 +185,21 @@ def _expand_group(groups: dict[str, Any], name: str, seen: set[str]) -> list[str
 
 
 def _requirement_files(root: Path) -> list[Path]:
+    """The test requirement files (else the development ones) at the root, whatever side
+    of ``requirements`` the word is on (``requirements-test.txt``, ``test-requirements.txt``,
+    ``dev-requirements.txt``: fabric's pins the pytest its pytest-relaxed needs), and in a
+    ``requirements`` folder."""
     candidates: list[Path] = []
     for folder in (root, root / "requirements"):
         if not folder.is_dir():
             continue
-        names = sorted(p for p in folder.glob("*.txt") if p.is_file())
-        tests = [
+        names = sorted(
             p
-            for p in names
-            if "test" in p.name.lower()
-            and (folder != root or p.name.startswith(("requirements", "test-requirements")))
-        ]
-        devs = [
-            p
-            for p in names
-            if "dev" in p.name.lower() and (folder != root or p.name.startswith("requirements"))
-        ]
+            for p in folder.glob("*.txt")
+            if p.is_file() and (folder != root or "requirements" in p.name.lower())
+        )
+        tests = [p for p in names if "test" in p.name.lower()]
+        devs = [p for p in names if "dev" in p.name.lower()]
         candidates.extend(tests or devs)
     return candidates
 

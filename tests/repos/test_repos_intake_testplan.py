@@ -295,6 +295,17 @@ def test_addopts_and_ini_keys_name_the_plugins_and_reporting_options_are_dropped
         assert argv[3:] == ["-o", "addopts=--strict-markers --timeout=30"]
 
 
+@pytest.mark.parametrize(
+    "name", ["dev-requirements.txt", "requirements-dev.txt", "dev_requirements.txt"]
+)
+def test_development_requirements_are_read_whichever_side_the_word_is_on(tmp_path, name):
+    """fabric's ``dev-requirements.txt`` pins the ``pytest<8`` its pytest-relaxed needs; a
+    file of other requirements beside it is not read."""
+    (tmp_path / name).write_text("pytest<8\npytest-relaxed\n")
+    (tmp_path / "docs-list.txt").write_text("sphinx\n")
+    assert discover_test_requirements(tmp_path).files == [tmp_path / name]
+
+
 def test_requirement_files_of_test_folders_and_their_items(tmp_path):
     root = tree(
         tmp_path,
