@@ -144,6 +144,22 @@ def test_a_box_without_network_names_its_loopback_both_ways():
     assert connected == "connected from ::1"
 
 
+def boxed_probe(code: str) -> list[str]:
+    """The lines ``code`` prints in a plain box, with a new account's HOME and PATH."""
+    argv = [os.path.realpath(sys.executable), "-c", code]
+    box = Box(read_only=tuple(interpreter_roots()))
+    env = {"HOME": "/tmp/home", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run(
+        box_argv(require_bwrap(), box, argv, Path("/")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()
+
+
 HOME_PROBE = """
 import os
 home = os.path.expanduser("~")
@@ -160,18 +176,7 @@ def test_a_box_home_is_a_new_accounts_home():
     # A test that lists ~ expects what any account has there (wcmatch's compares its
     # tilde globbing with os.listdir("~") and fails on an empty folder); the box's own
     # .profile is read-only, anything else may be written.
-    argv = [os.path.realpath(sys.executable), "-c", HOME_PROBE]
-    box = Box(read_only=tuple(interpreter_roots()))
-    env = {"HOME": "/tmp/home", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run(
-        box_argv(require_bwrap(), box, argv, Path("/")),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["['.profile']", "profile OSError"]
+    assert boxed_probe(HOME_PROBE) == ["['.profile']", "profile OSError"]
 
 
 ACCOUNT_PROBE = """
@@ -190,18 +195,7 @@ def test_a_box_runs_as_an_ordinary_account_whoever_runs_corrupt():
     # As a CI runner's: flit's tests stop with "Installing packages as root is not
     # recommended" as root, and a test that a locked file cannot be read fails there.
     # (This machine runs corrupt as root; the probe sees the box's account either way.)
-    argv = [os.path.realpath(sys.executable), "-c", ACCOUNT_PROBE]
-    box = Box(read_only=tuple(interpreter_roots()))
-    env = {"HOME": "/tmp/home", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run(
-        box_argv(require_bwrap(), box, argv, Path("/")),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == [f"{BOX_UID} {BOX_UID} corrupt /tmp/home", "denied"]
+    assert boxed_probe(ACCOUNT_PROBE) == [f"{BOX_UID} {BOX_UID} corrupt /tmp/home", "denied"]
 
 
 def test_a_box_gets_the_default_interrupt_when_corrupt_ignores_it():
