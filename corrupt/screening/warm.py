@@ -20,7 +20,13 @@ from corrupt.repos.models import IO_DIR, Command, Environment, Limits, TestRepor
 from corrupt.repos.suiteargs import base_argv, suite_args, test_command
 from corrupt.sandboxes.base import Sandbox, Service
 from corrupt.sandboxes.guest import PYTEST_PLUGIN, WARM_SERVER
-from corrupt.suites.runner import plugin_module, read_report, run_options, trace_spans
+from corrupt.suites.runner import (
+    plugin_module,
+    read_report,
+    run_options,
+    subset_options,
+    trace_spans,
+)
 
 REPLY_MARGIN = 30.0  # seconds past a run's deadline before the server counts as hung
 CHILD_FAILED = 70  # warm_server's exit status for a child that failed in corrupt's own code
@@ -77,18 +83,18 @@ class WarmServer:
         server = f"_corrupt_warm_{secrets.token_hex(8)}"
         extra_env = test_command(tree)[1]
         extra_env["PYTHONPATH"] = f"{IO_DIR}:{extra_env['PYTHONPATH']}"
+        chosen, paths, files = subset_options(subset)
         argv = [
             "python",
             f"{IO_DIR}/{server}.py",
             *([FROM_COVERAGE] if collection_from_coverage else []),
             *base_argv(module)[3:],
             f"--corrupt-report={IO_DIR}/collect.jsonl",
-            *suite_args(tree, subset=subset),
+            *suite_args(tree, subset=paths),
+            *chosen,
         ]
-        files = {
-            f"{module}.py": PYTEST_PLUGIN.read_bytes(),
-            f"{server}.py": WARM_SERVER.read_bytes(),
-        }
+        files[f"{module}.py"] = PYTEST_PLUGIN.read_bytes()
+        files[f"{server}.py"] = WARM_SERVER.read_bytes()
         command = Command(argv=argv, env=extra_env, limits=Limits(), files=files)
         try:
             service = sandbox.serve(env, tree, command)

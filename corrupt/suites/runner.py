@@ -38,6 +38,7 @@ from corrupt.sandboxes.base import Sandbox
 from corrupt.sandboxes.guest import PYTEST_PLUGIN
 
 REPORT, COVERAGE, SELECT, CALLS = "report.jsonl", "coverage.json", "select.txt", "calls.json"
+SUBSET = "subset.txt"
 TRACE = "trace.json"
 TAIL_LINES = 40
 
@@ -137,9 +138,12 @@ def run_options(
     """The pytest arguments that choose a run's tests and limits, and the input files
     (by name in the I/O folder) they refer to; a warm server's re-importing child
     runs these too (:mod:`corrupt.screening.warm`)."""
-    argv = suite_args(tree, paths=select is None, subset=subset)
-    files = {}
-    if select is not None:
+    files: dict[str, bytes] = {}
+    if select is None:
+        chosen, paths, files = subset_options(subset)
+        argv = [*suite_args(tree, subset=paths), *chosen]
+    else:
+        argv = suite_args(tree, paths=False)
         files[SELECT] = "".join(f"{n}\n" for n in select).encode("utf-8")
         argv += [f"--corrupt-select={IO_DIR}/{SELECT}", *_test_files(tree, select, argv)]
     if max_failures:
@@ -153,6 +157,19 @@ def run_options(
         files[TRACE] = json.dumps(trace_spans(trace)).encode("utf-8")
         argv.append(f"--corrupt-trace={IO_DIR}/{TRACE}")
     return argv, files
+
+
+def subset_options(subset: Sequence[str]) -> tuple[list[str], list[str], dict[str, bytes]]:
+    """A suite cut to ``subset`` (test files, then single tests by node id) as pytest runs
+    it here: the option naming the input file that lists it, the paths to collect (each
+    file once), and that input file. Thousands of node ids on the command line exceed
+    what bubblewrap takes (9,000 arguments: mashumaro's cut); the plugin reads them from
+    the file instead (``--corrupt-subset``). A cut of whole files is given as it is."""
+    if not any("::" in entry for entry in subset):
+        return [], list(subset), {}
+    paths = list(dict.fromkeys(entry.split("::", 1)[0] for entry in subset))
+    listed = "".join(f"{entry}\n" for entry in subset).encode("utf-8")
+    return [f"--corrupt-subset={IO_DIR}/{SUBSET}"], paths, {SUBSET: listed}
 
 
 def trace_spans(trace: Sequence[TraceTarget]) -> list[list[str | int]]:

@@ -543,3 +543,17 @@ def test_a_child_writes_no_progress_for_its_tests(server, ws):
     assert set(outcomes(report).values()) == {"passed"}
     assert len(report.results) == len(GEOMETRY_TESTS)
     assert log.read_bytes() == before
+
+
+def test_a_server_of_a_cut_suite_collects_the_cut_only(shapes, ws):
+    """A suite over budget is cut to files, then single tests by node id; the server
+    collects what the cut keeps (the node ids come from a file, as in fresh runs)."""
+    _, sandbox, env = shapes
+    cut = [G.rstrip(":"), IDENTITY_TESTS[1], IDENTITY_TESTS[3]]
+    server = WarmServer(sandbox, env, ws.path, startup_timeout=60, subset=cut)
+    try:
+        assert server.collected == len(GEOMETRY_TESTS) + 2
+        kept = [*GEOMETRY_TESTS, IDENTITY_TESTS[1], IDENTITY_TESTS[3]]
+        assert outcomes(warm_run(server, ws, original(ws), kept)) == dict.fromkeys(kept, "passed")
+    finally:
+        server.close()

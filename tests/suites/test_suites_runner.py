@@ -141,6 +141,31 @@ def test_subset_and_failure_budget(calc, ws):
     assert len(stopped.results) < 10
 
 
+MANY = """\
+import pytest
+
+@pytest.mark.parametrize("i", range(9500))
+def test_one_of_many(i):
+    assert i >= 0
+"""
+
+
+def test_a_cut_of_thousands_of_single_tests_runs_just_those(calc, ws):
+    """mashumaro's suite was cut to files and then to single tests by node id, over 9,000
+    of them: bubblewrap takes 9,000 arguments at most, so they go in a file."""
+    _, sandbox, env = calc
+    many = "tests/test_many.py::test_one_of_many"
+    cut = [T.rstrip(":"), *(f"{many}[{i}]" for i in range(9500) if i != 4)]
+    with ws.patched({"tests/test_many.py": MANY}):
+        report = run_tests(sandbox, env, ws.path, subset=cut)
+    assert not report.collect_errors, report.output_tail
+    ran = set(report.results)
+    assert {n for n in ran if n.startswith(many)} == set(cut[1:])
+    assert {n for n in ran if n.startswith(T)} == set(T + t for t in (
+        "test_add", "test_divide", "test_mean", "test_six_installed", "test_skipped",
+        "test_expected_failure", *(f.removeprefix(T) for f in FACTORIAL_TESTS)))  # fmt: skip
+
+
 def test_selected_tests_of_a_module_that_cannot_import_are_errors(calc, ws):
     _, sandbox, env = calc
     with ws.patched({"tests/test_ops.py": "import calc\nthis is not python\n"}):

@@ -65,6 +65,10 @@ def pytest_addoption(parser):
     group = parser.getgroup("corrupt")
     group.addoption("--corrupt-report", default=None, help="JSON-lines report path")
     group.addoption("--corrupt-select", default=None, help="file listing the nodeids to run")
+    group.addoption(
+        "--corrupt-subset", default=None,
+        help="file listing the test files and nodeids a cut suite keeps",
+    )  # fmt: skip
     group.addoption("--corrupt-test-timeout", type=float, default=None, help="seconds per test")
     group.addoption(
         "--corrupt-call-timeouts", default=None,
@@ -96,6 +100,11 @@ class _Reporter:
         if select:
             with open(select, encoding="utf-8") as fh:
                 self.select = [line.rstrip("\n") for line in fh if line.strip()]
+        subset = config.getoption("corrupt_subset")
+        self.subset = None
+        if subset:
+            with open(subset, encoding="utf-8") as fh:
+                self.subset = {line.rstrip("\n") for line in fh if line.strip()}
         self.phases = {}
         self.coverage = None
         self.targets = None
@@ -132,6 +141,14 @@ class _Reporter:
         if typing:
             config.hook.pytest_deselected(items=typing)
             items[:] = [item for item in items if not item.get_closest_marker(TYPE_CHECK_MARK)]
+        if self.subset is not None:  # a whole file of the cut, or one of its single tests
+            kept, dropped = [], []
+            for item in items:
+                cut = item.nodeid in self.subset or item.nodeid.split("::", 1)[0] in self.subset
+                (kept if cut else dropped).append(item)
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+                items[:] = kept
         if self.select is None:
             return
         chosen = set(self.select)
