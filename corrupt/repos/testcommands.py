@@ -117,7 +117,7 @@ def django_args(words: list[str]) -> list[str] | None:
 # Django's test options that take a value (``--settings tests.settings``), so that the
 # value is not read as a test label.
 DJANGO_VALUED = {"--settings", "--pythonpath", "--testrunner", "-t", "--top-level-directory",
-                 "--tag", "--exclude-tag", "-k", "-v", "--verbosity", "--parallel"}  # fmt: skip
+                 "--tag", "--exclude-tag", "-k", "-v", "--verbosity"}  # fmt: skip
 SETTINGS_DEFAULT = re.compile(r"""DJANGO_SETTINGS_MODULE["']\s*,\s*["']([\w.]+)["']""")
 
 
@@ -130,8 +130,8 @@ def django_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[str]]
     i = 0
     while i < len(args):
         word, value = args[i].partition("=")[::2]
-        takes = word in DJANGO_VALUED or word in ("-p", "--pattern")
-        if takes and not value and word != "--parallel":
+        # ``--parallel``'s optional number is read as a label, which names no test file
+        if (word in DJANGO_VALUED or word in ("-p", "--pattern")) and not value:
             value, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
         if word == "--settings":
             settings = value

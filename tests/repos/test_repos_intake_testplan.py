@@ -610,6 +610,7 @@ def test_tox_generative_names_expand_with_ranges_and_several_braces(names, expan
             ["app/tests.py"],
         ),  # fmt: skip
         ("django-admin test -p 'check_*.py'", {}, [], []),
+        ("python manage.py test --parallel 4 app.tests", {}, [], ["app/tests.py"]),
     ],
 )
 def test_django_s_test_command_reads_as_pytest_django_with_its_settings(
