@@ -838,10 +838,12 @@ def test_a_few_tests_red_for_a_cause_corrupt_cannot_name_are_left_out_and_named(
         tmp_path / "more_red",
         {
             "more_red.py": "X = 1\n",
-            "tests/test_more.py": "import more_red\n\n"
+            "tests/test_more.py": "import pytest\n\nimport more_red\n\n"
             + many.replace("few_red", "more_red")
             + "def test_a():\n    assert more_red.X == 2\n\n"
-            + "def test_b():\n    assert more_red.X == 3\n",
+            + "def test_b():\n    assert more_red.X == 3\n\n"
+            # skipped tests did not run: 2 red of 27 that ran, not of 47
+            + "".join(f"def test_skip_{i}():\n    pytest.skip()\n\n" for i in range(20)),
         },
     )
     with pytest.raises(RedBaselineError, match="2 of 27 tests, more than the 5% left out"):
