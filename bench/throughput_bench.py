@@ -35,6 +35,7 @@ from build_bench import measure  # noqa: E402
 from intake_corpus import read_corpus, spec_for  # noqa: E402
 
 from corrupt.errors import CorruptError  # noqa: E402
+from corrupt.pipeline.options import default_jobs  # noqa: E402
 from corrupt.prepare import prepare  # noqa: E402
 from corrupt.repos.workspace import Workspace  # noqa: E402
 from corrupt.sandboxes.registry import get_sandbox  # noqa: E402
@@ -62,15 +63,17 @@ def one_suite_run(spec: str) -> tuple[float, int]:
     return statistics.median(seconds), len(ready.baseline.tests)
 
 
-def build(spec: str, mode: str, n: int, seed: int, screening: str, verify: str) -> dict[str, Any]:
-    row = measure(spec, mode, n, seed, screening, 1, verify=verify, time_limit=300)
+def build(
+    spec: str, mode: str, n: int, seed: int, screening: str, verify: str, jobs: int
+) -> dict[str, Any]:
+    row = measure(spec, mode, n, seed, screening, jobs, verify=verify, time_limit=300)
     tasks = max(row["tasks"], 1)
     return {**row, "per_task": row["seconds"] / tasks, "suite_runs": row["suite_runs"] / tasks}
 
 
 def marginal(first: dict[str, Any], spec: str, args: argparse.Namespace, suite: float) -> str:
     """What each task past the first ``--n`` cost, from a build of twice as many."""
-    more = build(spec, args.mode, 2 * args.n, args.seed, "warm", "fast")
+    more = build(spec, args.mode, 2 * args.n, args.seed, "warm", "fast", args.jobs)
     added = more["tasks"] - first["tasks"]
     if added <= 0:
         return f"each further task: unknown ({more['tasks']} tasks for --n {2 * args.n})"
@@ -96,6 +99,7 @@ def main() -> None:
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--ways", default=",".join(WAYS), help="builds to measure")
     parser.add_argument("--marginal", action="store_true", help="also a build of 2n tasks")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), help="as build's --jobs")
     args = parser.parse_args()
     ways = {way: WAYS[way] for way in args.ways.split(",")}
     corpus = dict(read_corpus(CORPUS)[0])
@@ -117,9 +121,12 @@ def main() -> None:
             continue
         # A throwaway build first: the warm server's check of the unchanged code is kept
         # per commit (like the baseline), so no measured build pays for it.
-        build(spec, args.mode, 1, args.seed, "warm", "fast")
-        rows = {way: build(spec, args.mode, args.n, args.seed, *how) for way, how in ways.items()}
-        print(f"\n{name}: {size} tests, one fresh suite run {suite:.1f} s")
+        build(spec, args.mode, 1, args.seed, "warm", "fast", args.jobs)
+        rows = {
+            way: build(spec, args.mode, args.n, args.seed, *how, args.jobs)
+            for way, how in ways.items()
+        }
+        print(f"\n{name}: {size} tests, one fresh suite run {suite:.1f} s, --jobs {args.jobs}")
         for way, row in rows.items():
             print(
                 f"  {way:<11} {row['tasks']:>2} tasks  {row['seconds']:>6.0f} s  "

@@ -21,7 +21,7 @@ collect_ignore_glob = ["fixtures/*"]
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "minishop"
 IGNORE = shutil.ignore_patterns("__pycache__", "*.egg-info", ".pytest_cache")
-EXAMPLE_BUILD = ["--mode", "all", "--n", "2", "--seed", "7"]
+EXAMPLE_BUILD = ["--mode", "all", "--n", "2", "--seed", "7", "--jobs", "2"]
 
 
 def _shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -16,6 +16,7 @@ import dataclasses
 import gc
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, contextmanager
@@ -235,6 +236,8 @@ class Build:
                     # every target in the slice, in the seeded stratified order the walk takes
                     ordered = select_targets(targets, spec_, len(targets), seed=o.seed)
                 stack.enter_context(frozen_heap())
+                if store.task_count():  # resumed: the file as the store holds it, whole
+                    store.write_jsonl()
                 run = _Run(
                     ready, sandbox, store, single, ray,
                     walk=self._walk_options(), screen=self._screen_options(),
@@ -543,45 +546,52 @@ class _Run:
     def _walk_mode(
         self, mode: TaskMode, candidates: list[Candidate], pool: ThreadPoolExecutor
     ) -> ModeSummary:
-        """Accept verified candidates strictly in order until ``n`` tasks exist for this mode."""
+        """Accept verified candidates strictly in order until ``n`` tasks exist for this mode.
+
+        Twice ``--jobs`` candidates are in flight at once (running or queued for a
+        worker), and one more is queued as soon as the oldest is recorded: a slow
+        candidate holds up the recording, not the other workers. Candidates queued
+        when the mode has its tasks are dropped; those running are waited for."""
         n = self.walk.n
         summary = ModeSummary(requested=n)
         self.progress.mode(mode, len(candidates), n)
-        window = max(1, self.screen.jobs)
-        for start in range(0, len(candidates), window):
-            if summary.tasks >= n:
-                break
-            chunk = candidates[start : start + window]
-            fresh: dict[str, Future[Evaluated]] = {
-                c.key: pool.submit(self._process, c)
-                for c in chunk
-                if self.store.candidate(c.key) is None
-            }
-            for cand in chunk:
-                if summary.tasks >= n:
-                    break  # later results in this window stay unrecorded: identical to a serial walk
-                row = self.store.candidate(cand.key)
-                if row is None:
-                    row, task, files = fresh[cand.key].result()
-                    if task is not None and self._duplicate(cand, row):
-                        task = None
-                    accept = task is not None
-                    self.store.record_candidate(row, task, files)
-                elif row.status == CandidateStatus.VERIFIED and not self._duplicate(cand, row):
-                    accept = True
-                    self.store.accept(cand.key)
-                else:
-                    accept = False
-                summary.tried += 1
-                if accept:
-                    summary.tasks += 1
-                    self.store.write_jsonl()
-                else:
-                    summary.rejected += 1
-                    kind = str(row.rejection.kind) if row.rejection else str(RejectionKind.OTHER)
-                    summary.reasons[kind] = summary.reasons.get(kind, 0) + 1
-                self.progress.candidate(mode, row, accept, self.test_runs())
-            for future in fresh.values():
+        ahead, order = iter(candidates), deque[Candidate]()
+        fresh: dict[str, Future[Evaluated]] = {}
+
+        def start_more() -> None:
+            while len(fresh) < 2 * self.screen.jobs:
+                cand = next(ahead, None)
+                if cand is None:
+                    return
+                order.append(cand)
+                if self.store.candidate(cand.key) is None:
+                    fresh[cand.key] = pool.submit(self._process, cand)
+
+        start_more()
+        while order and summary.tasks < n:
+            cand = order.popleft()
+            row, task = self.store.candidate(cand.key), None
+            if row is None:
+                row, task, files = fresh.pop(cand.key).result()
+                if task is not None and self._duplicate(cand, row):
+                    task = None
+                self.store.record_candidate(row, task, files)
+            elif row.status == CandidateStatus.VERIFIED and not self._duplicate(cand, row):
+                task = self.store.accept(cand.key)
+            accept = task is not None
+            summary.tried += 1
+            if task is not None:
+                summary.tasks += 1
+                self.store.append_jsonl(task)
+            else:
+                summary.rejected += 1
+                kind = str(row.rejection.kind) if row.rejection else str(RejectionKind.OTHER)
+                summary.reasons[kind] = summary.reasons.get(kind, 0) + 1
+            self.progress.candidate(mode, row, accept, self.test_runs())
+            if summary.tasks < n:
+                start_more()
+        for future in fresh.values():  # started, not recorded: identical to a serial walk
+            if not future.cancel():
                 future.result()  # surface worker crashes even for unrecorded candidates
         return summary
 

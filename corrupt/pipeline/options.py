@@ -10,6 +10,7 @@ at start-up: it imports nothing heavier than typer and the choices' enums.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -42,6 +43,15 @@ MAX_HOPS_HELP = (
 )
 
 Choice = TypeVar("Choice", bound=StrEnum)
+# A candidate's whole-suite run in one worker overlaps the next one's screening in
+# another; past a few workers each adds a working copy and a warm server's memory.
+MAX_DEFAULT_JOBS = 4
+
+
+def default_jobs() -> int:
+    """``--jobs`` when not given: the cores this process may use, at most MAX_DEFAULT_JOBS."""
+    usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    return max(1, min(MAX_DEFAULT_JOBS, len(usable) if usable else os.cpu_count() or 1))
 
 
 def _choice(value: str, enum: type[Choice], option: str) -> Choice:
@@ -81,8 +91,12 @@ class BuildOptions:
         typer.Option(metavar="BUILD", help="build folder to write (default out/<repo>)"),
     ] = None
     jobs: Annotated[
-        int, typer.Option(help="candidates screened in parallel, each in its own working copy")
-    ] = 1
+        int,
+        typer.Option(
+            help="candidates screened and verified in parallel, each in its own working copy"
+            f" (default: this machine's cores, at most {MAX_DEFAULT_JOBS})"
+        ),
+    ] = default_jobs()
     corruptor: Annotated[CorruptorName, typer.Option(help="who writes discovery bugs")] = (
         CorruptorName.PROCEDURAL
     )

@@ -145,11 +145,14 @@ class Frame:
 
 @dataclass(frozen=True)
 class TraceTarget:
-    """A function whose calls a traced run counts: its file and its lines, decorators included."""
+    """A function whose calls a traced run counts: its file and its lines, decorators
+    included; ``tests``, when given, the only tests to follow its calls in (tracing
+    slows a test down, and only failing tests' traces are read)."""
 
     file: str
     first: int
     last: int
+    tests: frozenset[str] | None = None
 
 
 @dataclass

@@ -19,6 +19,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from corrupt.repos.coverage import LineCoverage, unpack_line_coverage
 from corrupt.repos.models import (
@@ -172,9 +173,12 @@ def subset_options(subset: Sequence[str]) -> tuple[list[str], list[str], dict[st
     return [f"--corrupt-subset={IO_DIR}/{SUBSET}"], paths, {SUBSET: listed}
 
 
-def trace_spans(trace: Sequence[TraceTarget]) -> list[list[str | int]]:
+def trace_spans(trace: Sequence[TraceTarget]) -> list[list[Any]]:
     """The targets as the plugin reads them (``--corrupt-trace``, a warm request's ``trace``)."""
-    return [[t.file, t.first, t.last] for t in trace]
+    return [
+        [t.file, t.first, t.last, *([sorted(t.tests)] if t.tests is not None else [])]
+        for t in trace
+    ]
 
 
 def read_report(

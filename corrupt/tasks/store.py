@@ -276,6 +276,20 @@ class Store:
         )
         return {path: (pair[0], pair[1]) for path, pair in json.loads(row[0]).items()}
 
+    def task_count(self) -> int:
+        row = self._query_one("SELECT COUNT(*) FROM tasks")
+        return int(row[0]) if row else 0
+
+    def append_jsonl(self, task: Task) -> None:
+        """Add the task just written to ``tasks.jsonl``, so a long build's file grows as it
+        goes at the cost of one line (rewriting the file for each task made a build of
+        thousands quadratic). A kill can tear the last line or miss it: a build rewrites
+        the file whole when it starts on a store with tasks, and when it ends."""
+        with open(self.path.parent / TASKS_JSONL, "a", encoding="utf-8") as fh:
+            fh.write(task.model_dump_json() + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
     def write_jsonl(self) -> Path:
         """Rewrite ``tasks.jsonl`` atomically (temp file + rename)."""
         out = self.path.parent / TASKS_JSONL

@@ -398,12 +398,14 @@ def test_every_fast_verified_task_is_one_the_full_verification_writes(
     """The default verification (the corrupted suite once, then the tests the corruption
     reaches, which is a discovery task's effect run too) against --verify full (the
     corrupted suite twice, the repaired suite once, then the effect run): the same
-    candidates become the same tasks, with the same tests and effects, for fewer runs."""
+    candidates become the same tasks, with the same tests and effects, for fewer runs.
+    The shared build ran two workers, four candidates in flight; this one walks the
+    candidates one at a time: acceptance in candidate order gives the same tasks."""
     fast_out, fast = built
     out = tmp_path / "full"
-    result = run_corrupt(
-        "build", str(example), *example_build_options, "--verify", "full", "--out", str(out)
-    )
+    at = example_build_options.index("--jobs")
+    serial = [*example_build_options[:at], *example_build_options[at + 2 :], "--jobs", "1"]
+    result = run_corrupt("build", str(example), *serial, "--verify", "full", "--out", str(out))
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     full = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     assert [(t["task_id"], t["tests"]) for t in full] == [(t["task_id"], t["tests"]) for t in fast]

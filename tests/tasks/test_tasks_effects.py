@@ -106,10 +106,7 @@ WARM_TRACED = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("change", list(WARM_TRACED))
-def test_a_warm_traced_rerun_traces_what_a_fresh_one_does(chain, change):
-    """Verification's rerun and the effect runs go to the warm server when screening is
-    warm: each failing test's trace must be the one a fresh process gives."""
+def warm_screener(chain) -> TreeScreener:
     sandbox, env, workspace = chain
     suite = run_tests(sandbox, env, workspace.path)
     passing = sorted(suite.passing())
@@ -117,14 +114,21 @@ def test_a_warm_traced_rerun_traces_what_a_fresh_one_does(chain, change):
         commit="fixture", tests=passing, flaky=[], skipped=[], seconds=suite.duration,
         durations=dict.fromkeys(passing, 0.01), line_coverage={},
     )  # fmt: skip
+    return TreeScreener(
+        sandbox, env, workspace, RunBudget(60, 5), screening=ScreeningMode.WARM, baseline=baseline
+    )
+
+
+@pytest.mark.parametrize("change", list(WARM_TRACED))
+def test_a_warm_traced_rerun_traces_what_a_fresh_one_does(chain, change):
+    """Verification's rerun and the effect runs go to the warm server when screening is
+    warm: each failing test's trace must be the one a fresh process gives."""
     old, new = WARM_TRACED[change]
     corrupted = original(chain).replace(old, new)
     tests = [T + "test_discounted", T + "test_order_total", T + "test_unit_price",
              "tests/test_prices.txt::test_prices.txt"]  # fmt: skip
     targets = [UNIT_PRICE, DISCOUNT]
-    screener = TreeScreener(
-        sandbox, env, workspace, RunBudget(60, 5), screening=ScreeningMode.WARM, baseline=baseline
-    )
+    screener = warm_screener(chain)
     try:
         warm = screener.run({PRICES: corrupted}, tests=tests, trace=targets)
         policy = screener.policy
@@ -139,6 +143,25 @@ def test_a_warm_traced_rerun_traces_what_a_fresh_one_does(chain, change):
         assert screener.suite_runs == 1 and policy.warm_runs + policy.reimports == 1
     finally:
         screener.close()
+
+
+def test_a_target_naming_its_tests_is_traced_in_those_alone_fresh_and_warm(chain):
+    """Verification's rerun names the tests run 1 saw fail: a test that ran the target
+    and passed then is rerun untraced (following every call slowed pyramid's rerun
+    of 1,240 tests from 4 s to 15 s), and the named ones keep their traces."""
+    wrong = original(chain).replace('return item["price"]', 'return item["price"] + 1')
+    tests = [T + "test_order_total", T + "test_unit_price"]
+    only = [TraceTarget(PRICES, UNIT_PRICE.first, UNIT_PRICE.last, frozenset(tests[:1]))]
+    screener = warm_screener(chain)
+    try:
+        warm = screener.run({PRICES: wrong}, tests=tests, trace=only)
+        assert screener.policy.warm_runs == 1
+    finally:
+        screener.close()
+    for report in (traced(chain, wrong, tests, only), warm):
+        assert report.failing() == set(tests)
+        assert report.results[tests[0]].trace.hops == [3]
+        assert report.results[tests[1]].trace is None  # failed, but not named
 
 
 def two_bug_task(source: str, corrupted: str) -> Task:

@@ -17,7 +17,8 @@ It writes JSON lines to ``--corrupt-report``:
 - ``{"kind": "collected", "count": N}`` and a final ``{"kind": "session"}``.
 
 With ``--corrupt-trace`` (a JSON list of target functions, ``[file, first
-line, last line]``) each test's calls into the repository's files are kept as
+line, last line]``, optionally with a fourth item: the node ids of the only
+tests to trace) each traced test's calls into the repository's files are kept as
 a tree while it runs, and a failing test's record gets ``"trace"``: where its
 error surfaces (the innermost traceback frame in the repository) and, per
 target, the fewest call steps between a call of the target and that frame.
@@ -108,13 +109,23 @@ class _Reporter:
         self.phases = {}
         self.coverage = None
         self.targets = None
+        self.traced = None
         trace = config.getoption("corrupt_trace")
         if trace:
             with open(trace, encoding="utf-8") as fh:
-                self.targets = [tuple(t) for t in json.load(fh)]
+                self.follow(json.load(fh))
         self.tree = None
         self.hung = False
         self._out = None  # (path, descriptor) of the report, opened at the first record
+
+    def follow(self, spans):
+        """Trace calls of ``spans`` (``[file, first, last]``, or with the node ids of the
+        only tests to trace as a fourth item: a test none of them names runs untraced, as
+        following every call slows a test down two- to threefold); None: trace nothing."""
+        self.targets = [tuple(span[:3]) for span in spans] if spans else None
+        named = [span[3] for span in spans or () if len(span) > 3]
+        whole = not spans or len(named) < len(spans)
+        self.traced = None if whole else {nodeid for tests in named for nodeid in tests}
 
     def write(self, record):
         if not self.path:
@@ -184,7 +195,7 @@ class _Reporter:
         call = self.call_timeouts.get(item.nodeid)
         if (self.timeout or call) and hasattr(signal, "SIGALRM"):
             self.clock = Clock(self.timeout, call)
-        if self.targets is not None:
+        if self.targets is not None and (self.traced is None or item.nodeid in self.traced):
             self.tree = _CallTree(self.targets)
         try:
             with self.clock or contextlib.nullcontext(), self.tree or contextlib.nullcontext():

@@ -311,8 +311,7 @@ def child(session, reporter, request, plan, positions):
         chosen = sorted({positions[n] for n in wanted if n in positions})
         items = plugin.in_select_order([items[n] for n in chosen], wanted)
     reporter.path = os.path.join(IO, os.path.basename(request["report"]))
-    trace = request.get("trace")
-    reporter.targets = [tuple(target) for target in trace] if trace else None
+    reporter.follow(request.get("trace"))
     reporter.timeout = request.get("per_test_timeout")
     reporter.call_timeouts = request.get("call_timeouts") or {}
     session.config.option.maxfail = request.get("maxfail") or 0

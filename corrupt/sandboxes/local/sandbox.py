@@ -269,6 +269,10 @@ class LocalService(Service):
     def _end(self) -> None:
         _kill_group(self.proc.pid)
         self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):  # nothing is left unflushed in stdin
+                    pipe.close()
         remove_tree(self.scratch)
 
     def _last_words(self) -> str:
