@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -376,12 +377,32 @@ class _StoredMembers:
     def __init__(self, inner: Corruptor, store: Store, base: CorruptionRequest, tag: str) -> None:
         self.inner, self.store, self.base, self.tag = inner, store, base, tag  # tag: --corruptor
         self.name = inner.name
+        self._searching: dict[str, threading.Lock] = {}  # one search per member, however many jobs
+        self._guard = threading.Lock()
 
     def corrupt(self, request: CorruptionRequest, screener: Screener) -> CorruptionOutcome:
         return self.member(request.target, screener)
 
     def member(self, target: TargetSource, screener: Screener) -> CorruptionOutcome:
+        """The member's stored search, else a new one; a worker asking for a member another
+        is searching waits for that search (two multi groups often share a function)."""
         key = f"member:{self.tag}:{target.qualname}"
+        with self._guard:
+            searching = self._searching.setdefault(key, threading.Lock())
+        with searching:
+            row = self._stored_or_searched(key, target, screener)
+        if row.status != CandidateStatus.FOUND or not row.payload:
+            rejection = row.rejection or Rejection(
+                RejectionKind.NO_VALID_MUTANT, "no corruption found"
+            )
+            return CorruptionOutcome(target.qualname, rejection=rejection)
+        return CorruptionOutcome(
+            target.qualname, corruption=corruption_from_dict(row.payload["corruption"])
+        )
+
+    def _stored_or_searched(
+        self, key: str, target: TargetSource, screener: Screener
+    ) -> CandidateRow:
         row = self.store.candidate(key)
         if row is None:
             started, runs = time.monotonic(), screener.runs
@@ -405,14 +426,7 @@ class _StoredMembers:
                 rejection=outcome.rejection,
             )
             self.store.record_candidate(row)
-        if row.status != CandidateStatus.FOUND or not row.payload:
-            rejection = row.rejection or Rejection(
-                RejectionKind.NO_VALID_MUTANT, "no corruption found"
-            )
-            return CorruptionOutcome(target.qualname, rejection=rejection)
-        return CorruptionOutcome(
-            target.qualname, corruption=corruption_from_dict(row.payload["corruption"])
-        )
+        return row
 
 
 class _Run:
