@@ -84,12 +84,7 @@ def screen(
     that can see the change run (:mod:`corrupt.corruptors.reach`); the rest pass.
     """
     selected = list(tests) if tests is not None else None
-    if budget is not None:  # failures no harness can name do not use up the budget
-        budget += sum(
-            not harness_readable(t)
-            for t in (selected if selected is not None else baseline_passing)
-        )
-    try:
+    try:  # the budget counts failures harnesses can name (run_tests' max_failures)
         report = screener(files, selected, budget)
     except CorruptError as exc:
         return Screening([], _count(covering, len(selected or ())), False, error=exc.message)

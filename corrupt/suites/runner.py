@@ -70,8 +70,8 @@ def run_tests(
     """Run pytest in ``tree`` (all tests, those of the ``subset`` files, or only the
     ``select`` nodeids).
 
-    ``max_failures`` stops the run after that many failing tests (a failure
-    budget for screening); ``timeout`` bounds the whole run and
+    ``max_failures`` stops the run after that many failing tests whose ids
+    harnesses can read (a failure budget for screening: a task counts no other); ``timeout`` bounds the whole run and
     ``per_test_timeout`` each test (``call_timeouts``, by nodeid, a test's call
     phase, the modules it imports not counted); ``limits`` sets the rest of the run's
     :class:`Limits`. With ``coverage`` the report's ``line_coverage``
@@ -148,7 +148,7 @@ def run_options(
         files[SELECT] = "".join(f"{n}\n" for n in select).encode("utf-8")
         argv += [f"--corrupt-select={IO_DIR}/{SELECT}", *_test_files(tree, select, argv)]
     if max_failures:
-        argv.append(f"--maxfail={max_failures}")
+        argv.append(f"--corrupt-maxfail={max_failures}")
     if per_test_timeout:
         argv.append(f"--corrupt-test-timeout={per_test_timeout}")
     if call_timeouts:

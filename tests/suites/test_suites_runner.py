@@ -141,6 +141,38 @@ def test_subset_and_failure_budget(calc, ws):
     assert len(stopped.results) < 10
 
 
+SPACED = """\
+import pytest
+
+@pytest.mark.parametrize("query", ["select 1", "select 2", "select 3"])
+def test_spaced(query):
+    assert False
+
+def test_named_1():
+    assert False
+
+def test_named_2():
+    assert False
+
+def test_named_3():
+    assert False
+"""
+
+
+def test_the_failure_budget_counts_only_failures_harnesses_can_read(calc, ws):
+    """A task needs ``min_failing`` failures whose ids a harness can read, so failures of
+    ids holding a space do not use up a screening run's budget (sqlparse's parameters
+    are SQL; the budget was raised by every such test instead, and no run stopped)."""
+    _, sandbox, env = calc
+    spaced = [f"tests/test_spaced.py::test_spaced[select {i}]" for i in (1, 2, 3)]
+    named = [f"tests/test_spaced.py::test_named_{i}" for i in (1, 2, 3)]
+    with ws.patched({"tests/test_spaced.py": SPACED}):
+        report = run_tests(sandbox, env, ws.path, select=spaced + named, max_failures=2)
+    assert report.stopped_early
+    assert list(report.results) == spaced + named[:2]
+    assert report.failing() == set(spaced + named[:2])
+
+
 MANY = """\
 import pytest
 

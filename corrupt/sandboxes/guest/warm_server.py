@@ -314,7 +314,7 @@ def child(session, reporter, request, plan, positions):
     reporter.follow(request.get("trace"))
     reporter.timeout = request.get("per_test_timeout")
     reporter.call_timeouts = request.get("call_timeouts") or {}
-    session.config.option.maxfail = request.get("maxfail") or 0
+    reporter.maxfail, reporter.failures = request.get("maxfail") or 0, 0
     session.testsfailed = 0
     session.shouldfail = session.shouldstop = False
     without_progress(session.config)
