@@ -41,6 +41,7 @@ from corrupt.corruptors.models import (
 from corrupt.errors import LLMError, SelectionError
 from corrupt.graph.distance import distances_to
 from corrupt.graph.models import CodeGraph, Symbol
+from corrupt.pipeline.droppable import Droppable, Dropped, Worker
 from corrupt.pipeline.engine import engine_identity
 from corrupt.pipeline.options import BuildOptions
 from corrupt.prepare import Prepared, prepare
@@ -63,8 +64,6 @@ from corrupt.tasks.ray_cluster import ray_cluster
 from corrupt.tasks.serialize import corruption_from_dict, corruption_to_dict
 from corrupt.tasks.store import STORE_NAME, CandidateRow, CandidateStatus, Store
 from corrupt.tasks.verify import make_repair, static_problems, verify_dynamic
-
-Worker = TreeScreener | RemoteScreener  # a build's screener, here or in a Ray actor
 
 
 @contextmanager
@@ -462,6 +461,7 @@ class _Run:
         }
         self.budget = RunBudget.from_baseline(ready.baseline)
         self.workers: Queue[Worker] = Queue()  # one per job, each on its own working copy
+        self._drops: dict[str, threading.Event] = {}  # set: the walk no longer wants it
         self._screeners: list[Worker] = []
         self.policy = WarmPolicy()
 
@@ -564,13 +564,15 @@ class _Run:
 
         Twice ``--jobs`` candidates are in flight at once (running or queued for a
         worker), and one more is queued as soon as the oldest is recorded: a slow
-        candidate holds up the recording, not the other workers. Candidates queued
-        when the mode has its tasks are dropped; those running are waited for."""
+        candidate holds up the recording, not the other workers. When the mode has
+        its tasks, the candidates queued are dropped, and those running end at their
+        next test run (pyramid's hub functions screen for a minute), unrecorded; a
+        member search they began is not recorded either."""
         n = self.walk.n
         summary = ModeSummary(requested=n)
         self.progress.mode(mode, len(candidates), n)
         ahead, order = iter(candidates), deque[Candidate]()
-        fresh: dict[str, Future[Evaluated]] = {}
+        fresh: dict[str, Future[Evaluated | None]] = {}
 
         def start_more() -> None:
             while len(fresh) < 2 * self.screen.jobs:
@@ -586,7 +588,9 @@ class _Run:
             cand = order.popleft()
             row, task = self.store.candidate(cand.key), None
             if row is None:
-                row, task, files = fresh.pop(cand.key).result()
+                evaluated = fresh.pop(cand.key).result()
+                assert evaluated is not None  # only candidates past the last needed are dropped
+                row, task, files = evaluated
                 if task is not None and self._duplicate(cand, row):
                     task = None
                 self.store.record_candidate(row, task, files)
@@ -604,8 +608,11 @@ class _Run:
             self.progress.candidate(mode, row, accept, self.test_runs())
             if summary.tasks < n:
                 start_more()
-        for future in fresh.values():  # started, not recorded: identical to a serial walk
+        for key, future in fresh.items():  # not recorded: identical to a serial walk
             if not future.cancel():
+                self._drops[key].set()  # running: it ends at its next test run
+        for future in fresh.values():
+            if not future.cancelled():
                 future.result()  # surface worker crashes even for unrecorded candidates
         return summary
 
@@ -625,8 +632,10 @@ class _Run:
 
     # -- one candidate ---------------------------------------------------------------
 
-    def _process(self, cand: Candidate) -> Evaluated:
-        screener = self.workers.get()
+    def _process(self, cand: Candidate) -> Evaluated | None:
+        """The candidate's outcome; None when the walk dropped it before it ended."""
+        worker = self.workers.get()
+        screener = Droppable(worker, self._drops.setdefault(cand.key, threading.Event()))
         try:
             started, runs = time.monotonic(), screener.runs
             try:
@@ -634,8 +643,10 @@ class _Run:
             except (TargetNotFound, EditScriptError) as exc:  # one bad target never aborts a build
                 corruption, task, files = None, None, None
                 rejection = Rejection(RejectionKind.NOT_FOUND, exc.message)
+            except Dropped:
+                return None
         finally:
-            self.workers.put(screener)
+            self.workers.put(worker)
         row = CandidateRow(
             key=cand.key,
             mode=cand.mode,
@@ -670,7 +681,7 @@ class _Run:
         )
 
     def _evaluate(
-        self, cand: Candidate, screener: Worker
+        self, cand: Candidate, screener: Droppable
     ) -> tuple[Corruption | None, Task | None, dict[str, list[str]] | None, Rejection | None]:
         outcome = self.corruptors[cand.mode].corrupt(
             self._request(cand.mode, cand.targets), screener
