@@ -124,12 +124,11 @@ class _Reporter:
                 self.subset = {line.rstrip("\n") for line in fh if line.strip()}
         self.phases = {}
         self.coverage = None
-        self.targets = None
-        self.traced = None
         trace = config.getoption("corrupt_trace")
         if trace:
             with open(trace, encoding="utf-8") as fh:
-                self.follow(json.load(fh))
+                trace = json.load(fh)
+        self.follow(trace)
         self.tree = None
         self.hung = False
         self._out = None  # (path, descriptor) of the report, opened at the first record
