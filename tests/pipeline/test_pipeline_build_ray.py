@@ -56,7 +56,9 @@ def test_ray_actors_screen_the_candidates_with_the_local_task_ids(tmp_path):
     # the actors screened warm, checked their servers, and the driver added up their counts
     remote_record, local_record = screening(tmp_path / "ray"), screening(tmp_path / "local")
     assert remote_record["warm"] and remote_record["checked"] == 5
-    assert remote_record["warm_runs"] == local_record["warm_runs"] > 0
+    # (not equal counts: with two workers a build screens candidates past the last it
+    # needs, and how far they get before they are dropped depends on timing)
+    assert remote_record["warm_runs"] > 0 and local_record["warm_runs"] > 0
     line = re.search(r"screening: warm .*?(\d+) runs in the warm server", remote.stdout)
     assert line and int(line.group(1)) == remote_record["warm_runs"]
     # the local build's check held and was kept for the commit: the actors did not run it again
