@@ -82,7 +82,7 @@ def marginal(first: dict[str, Any], spec: str, args: argparse.Namespace, suite: 
     failed = f"; failed verification: {dict(more['failed'])}" if more["failed"] else ""
     return (
         f"each further task (--n {2 * args.n}, {more['tasks']} tasks, {more['seconds']:.0f} s): "
-        f"{each:.1f} s, {each / suite:.1f}x one suite run, {runs:.1f} suite runs{failed}"
+        f"{each:.1f} s, {each / suite:.2f}x one suite run, {runs:.1f} suite runs{failed}"
     )
 
 
@@ -126,12 +126,12 @@ def main() -> None:
             way: build(spec, args.mode, args.n, args.seed, *how, args.jobs)
             for way, how in ways.items()
         }
-        print(f"\n{name}: {size} tests, one fresh suite run {suite:.1f} s, --jobs {args.jobs}")
+        print(f"\n{name}: {size} tests, one fresh suite run {suite:.2f} s, --jobs {args.jobs}")
         for way, row in rows.items():
             print(
                 f"  {way:<11} {row['tasks']:>2} tasks  {row['seconds']:>6.0f} s  "
                 f"{row['per_task']:>6.1f} s/task  {row['suite_runs']:>4.1f} suite runs/task  "
-                f"{row['per_task'] / suite:>5.1f}x one suite run  ({row['test_runs']} test runs)"
+                f"{row['per_task'] / suite:>5.2f}x one suite run  ({row['test_runs']} test runs)"
             )
             if row["failed"]:
                 print(f"{'':<15}failed verification: {dict(row['failed'])}")

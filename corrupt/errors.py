@@ -25,6 +25,8 @@ NETWORK_FAILURE = re.compile(
 NO_GIT = re.compile(
     r"fatal: not a git repository|\['git', 'rev-parse'|\['git', 'describe'|"
     r"Command '\['git'[^\]]*\]' returned non-zero exit status|No such file or directory: 'git'"
+    # dunamai's (poetry- and uv-dynamic-versioning) when no override variable reached it
+    r"|Unable to detect version control system"
 )
 NO_COMPILER = re.compile(
     r"can't find Rust compiler|Cargo, the Rust package manager, is not installed"

@@ -206,7 +206,8 @@ def _requirement_files(root: Path) -> list[Path]:
 
 def _tox_deps(root: Path, key: str = "deps") -> list[str]:
     """``[testenv] deps`` lines (or those of ``key``: ``extras``, one name or several
-    per line); factor-conditional and substituted lines are skipped."""
+    per line); factor-conditional and substituted lines are skipped, but for the
+    project's folder and tox 4's path separator (``-rdependencies{/}tests.in``)."""
     path = root / "tox.ini"
     if not path.is_file():
         return []
@@ -218,7 +219,8 @@ def _tox_deps(root: Path, key: str = "deps") -> list[str]:
     raw = parser.get("testenv", key, fallback="")
     deps: list[str] = []
     for line in raw.splitlines():
-        line = line.split("#", 1)[0].strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
+        line = line.split("#", 1)[0].strip().replace("{/}", "/")  # tox 4's path separator
+        line = line.replace("{toxinidir}/", "").replace("{toxinidir}", ".")
         if not line or "{" in line or line.startswith("-e") or re.match(r"^[\w,!-]+:\s", line):
             continue
         if key == "extras":

@@ -123,7 +123,10 @@ def imported_in_tests(root: Path) -> list[str]:
     too, where collection does not reach), that the project does not hold; stdlib included
     (the caller asks the environment what it lacks). A module a test file loads with
     ``pytest.importorskip`` is left out: the tests say they skip without it (urllib3's
-    pytest-pyodide, whose pytest-asyncio would turn the whole suite red)."""
+    pytest-pyodide, whose pytest-asyncio would turn the whole suite red). So is one
+    imported only under ``try:`` with an ``except ImportError``: the tests say they do
+    without it (``try: import unittest2 as unittest`` falls back to ``unittest``, and
+    unittest2 does not import on today's Python)."""
     found: dict[str, None] = {}
     optional: set[str] = set()
     for pattern in TEST_FILES:
@@ -132,15 +135,43 @@ def imported_in_tests(root: Path) -> list[str]:
                 tree = ast.parse(_read(path))
             except (SyntaxError, ValueError):
                 continue
+            guarded = _guarded_imports(tree)
             for node in ast.walk(tree):
-                if isinstance(node, ast.Import):
-                    found.update(dict.fromkeys(a.name.split(".")[0] for a in node.names))
-                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    found[node.module.split(".")[0]] = None
+                if modules := _imported(node):
+                    if id(node) not in guarded:
+                        found.update(dict.fromkeys(modules))
                 elif (skipped := _importorskip(node)) is not None:
                     optional.add(skipped.split(".")[0])
     held = top_level_names(root)
     return [m for m in found if m not in held and m not in optional]
+
+
+def _imported(node: ast.AST) -> list[str]:
+    """The top-level modules an import statement names (none for anything else)."""
+    if isinstance(node, ast.Import):
+        return [alias.name.split(".")[0] for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module.split(".")[0]]
+    return []
+
+
+def _guarded_imports(tree: ast.AST) -> set[int]:
+    """The ids of the import statements in the body of a ``try:`` whose handlers catch
+    ImportError (or ModuleNotFoundError)."""
+    guarded: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers):
+            guarded.update(id(inner) for stmt in node.body for inner in ast.walk(stmt))
+    return guarded
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    caught = handler.type
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    return any(
+        isinstance(name, ast.Name) and name.id in ("ImportError", "ModuleNotFoundError")
+        for name in names
+    )
 
 
 def _importorskip(node: ast.AST) -> str | None:

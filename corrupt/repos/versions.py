@@ -13,7 +13,8 @@ setuptools-git-versioning has no pretend-version variable but, like
 setuptools-scm, trusts an sdist's ``PKG-INFO``: a tree gets a minimal one.
 Every other backend that reads the VCS at build time gets the version through
 its own override variable (:func:`version_env`): pbr, which otherwise raises
-without ``.git``; poetry-dynamic-versioning (dunamai); PDM's scm source.
+without ``.git``; poetry-dynamic-versioning and uv-dynamic-versioning (both
+dunamai); PDM's scm source.
 versioneer needs none: without ``.git`` it builds ``0+unknown``.
 """
 
@@ -61,6 +62,7 @@ VERSION_VARIABLES = (
     "SETUPTOOLS_SCM_PRETEND_VERSION",  # setuptools-scm, hatch-vcs
     "PBR_VERSION",  # pbr (setup_requires=['pbr'], pbr=True)
     "POETRY_DYNAMIC_VERSIONING_BYPASS",  # poetry-dynamic-versioning, dunamai
+    "UV_DYNAMIC_VERSIONING_BYPASS",  # uv-dynamic-versioning (hatchling's dunamai plugin)
     "PDM_BUILD_SCM_VERSION",  # pdm-backend's scm source
 )
 

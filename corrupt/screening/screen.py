@@ -21,7 +21,12 @@ from corrupt.repos.models import Baseline, Environment, TestReport, TraceTarget
 from corrupt.repos.workspace import Workspace
 from corrupt.sandboxes.base import Sandbox
 from corrupt.screening.warm import Reimport, WarmRun, WarmServer, WarmUnavailable
-from corrupt.screening.warm_checks import held_before, remember_held, verdict_path
+from corrupt.screening.warm_checks import (
+    first_not_passed,
+    held_before,
+    remember_held,
+    verdict_path,
+)
 from corrupt.suites.runner import run_tests
 from corrupt.tasks.modes import ScreeningMode
 
@@ -473,9 +478,6 @@ class TreeScreener:
         if run.report is None:  # a tree the server cannot import twice
             return run.declined or "the warm server declined the unchanged code"
         where = "a re-importing child" if reimport is Reimport.ALWAYS else "the warm server"
-        for nodeid in tests:
-            result = run.report.results.get(nodeid)
-            if result is None or result.outcome != "passed":
-                outcome = result.outcome if result else "not run"
-                return f"{nodeid} {outcome} in {where} on the unchanged code"
-        return None
+        if (found := first_not_passed(run.report, tests)) is None:
+            return None
+        return f"{found[0]} {found[1]} in {where} on the unchanged code"

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from corrupt.cache import cache_root
-from corrupt.repos.models import Environment
+from corrupt.repos.models import Environment, TestReport
 from corrupt.sandboxes.guest import PYTEST_PLUGIN, WARM_SERVER
 
 
@@ -55,3 +55,16 @@ def remember_held(path: Path, checked: int) -> None:
     part = path.with_suffix(f".{os.getpid()}.part")
     part.write_text(json.dumps({"held": True, "checked": checked}), encoding="utf-8")
     part.replace(path)
+
+
+def first_not_passed(report: TestReport, tests: Sequence[str]) -> tuple[str, str] | None:
+    """The check's test that did not pass and its outcome (None: all passed). One that
+    ran and failed comes before one the failure budget then left unrun, whatever the
+    order of ``tests``: structlog's sorted check named a class's test, unrun, for the
+    module-level ``test_recursive`` that ran before it and failed."""
+    outcomes = {n: r.outcome for n, r in report.results.items() if r.outcome != "passed"}
+    outcomes |= {n: "not run" for n in tests if n not in report.results}
+    if not outcomes:
+        return None
+    nodeid = min(outcomes, key=lambda n: outcomes[n] == "not run")
+    return nodeid, outcomes[nodeid]

@@ -213,6 +213,31 @@ def test_a_pbr_project_builds_without_git_in_its_tree(sandbox, tmp_path_factory,
     assert baseline.tests == ["tests/test_pbrish.py::test_installed_with_a_version"]
 
 
+def test_a_uv_dynamic_versioning_project_builds_without_git_in_its_tree(
+    sandbox, tmp_path_factory, tmp_path
+):
+    make_repo(
+        tmp_path / "uvdyn",
+        {
+            "pyproject.toml": (
+                '[build-system]\nrequires = ["hatchling", "uv-dynamic-versioning"]\n'
+                'build-backend = "hatchling.build"\n'
+                '[project]\nname = "uvdyn"\ndynamic = ["version"]\n'
+                '[tool.hatch.version]\nsource = "uv-dynamic-versioning"\n'
+            ),
+            "uvdyn/__init__.py": "X = 1\n",
+            "tests/test_uvdyn.py": (
+                "from importlib.metadata import version\n\n"
+                "def test_installed_with_a_version():\n"
+                "    assert version('uvdyn') == '0.0.0'\n"
+            ),
+        },
+    )
+    pinned, baseline = folder_baseline(tmp_path / "uvdyn", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_uvdyn.py::test_installed_with_a_version"]
+    assert added(pinned, tmp_path_factory) == []  # built, not left unbuilt
+
+
 def test_a_plugin_that_needs_pytests_cache_runs(sandbox, tmp_path_factory, tmp_path):
     make_repo(
         tmp_path / "cached",
@@ -720,6 +745,7 @@ def test_every_vcs_backend_gets_the_version():
     env = version_env("1.2.dev3+gabc")
     assert env["PBR_VERSION"] == env["SETUPTOOLS_SCM_PRETEND_VERSION"] == "1.2.dev3+gabc"
     assert version_env(None)["POETRY_DYNAMIC_VERSIONING_BYPASS"] == "0.0.0"
+    assert env["UV_DYNAMIC_VERSIONING_BYPASS"] == "1.2.dev3+gabc"
 
 
 def test_a_test_module_that_runs_a_linter_is_left_out(tmp_path):
@@ -921,3 +947,22 @@ def test_a_module_the_tests_importorskip_is_not_installed(tmp_path):
         },
     )
     assert imported_in_tests(tmp_path) == ["pytest", "yaml"]
+
+
+def test_a_module_the_tests_import_under_an_import_error_guard_is_not_installed(tmp_path):
+    """python-ecdsa's tests try unittest2 before unittest; installed, unittest2 stops
+    collection on today's Python (``collections.MutableMapping``). A module also imported
+    unguarded is still wanted."""
+    make_repo(
+        tmp_path,
+        {
+            "tox.ini": "[testenv]\ndeps =\n    py26: unittest2\n    simplejson\n",
+            "tests/test_curves.py": (
+                "try:\n    import unittest2 as unittest\nexcept ImportError:\n    import unittest\n"
+                "try:\n    import simplejson\nexcept (ModuleNotFoundError, OSError):\n    pass\n"
+                "try:\n    import toml\nexcept ValueError:\n    toml = None\n"
+            ),
+            "tests/test_more.py": "import simplejson\n",
+        },
+    )
+    assert sorted(imported_in_tests(tmp_path)) == ["simplejson", "toml", "unittest"]

@@ -96,6 +96,17 @@ def test_tox_deps_skip_conditional_and_substituted_lines(tmp_path):
     assert found.files == [root / "req-tox.txt"]
 
 
+def test_tox_deps_read_a_file_named_with_tox_4s_path_separator(tmp_path):
+    root = write(
+        tmp_path,
+        {
+            "tox.ini": "[testenv]\ndeps =\n  -rdependencies{/}tests.in\n",
+            "dependencies/tests.in": "pytest-rerunfailures\n",
+        },
+    )
+    assert discover_test_requirements(root).files == [root / "dependencies" / "tests.in"]
+
+
 def test_venv_is_cached_and_built_from_a_copy_of_the_clone(tmp_path_factory):
     checkout = fixture_checkout("calc", tmp_path_factory)
     cache = session_cache(tmp_path_factory)
@@ -269,9 +280,18 @@ def webbuild_whose_backend(tmp_path: Path, does: str):  # type: ignore[no-untype
     return check_out(parse_spec(str(source)), cache_dir=tmp_path / "cache")
 
 
-def test_a_build_that_asks_git_about_the_tree_is_left_unbuilt(tmp_path):
-    """hatch-vcs's URL hook runs ``git rev-parse HEAD``; the build copy has no .git."""
-    asks = '    import subprocess\n    subprocess.check_output(["git", "rev-parse", "HEAD"])'
+@pytest.mark.parametrize(
+    "asks",
+    [
+        '    import subprocess\n    subprocess.check_output(["git", "rev-parse", "HEAD"])',
+        '    raise RuntimeError("Unable to detect version control system. Checked: Git.")',
+    ],
+    ids=["git rev-parse", "dunamai"],
+)
+def test_a_build_that_asks_git_about_the_tree_is_left_unbuilt(tmp_path, asks):
+    """hatch-vcs's URL hook runs ``git rev-parse HEAD``, dunamai (poetry- and
+    uv-dynamic-versioning, without their override variable) looks for a VCS: the build
+    copy has no .git."""
     checkout = webbuild_whose_backend(tmp_path, asks)
     create_environment(checkout, cache_dir=tmp_path / "cache")
     (added,) = recipe_for(checkout, cache_dir=tmp_path / "cache")["added"]
