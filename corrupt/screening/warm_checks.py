@@ -62,7 +62,9 @@ def first_not_passed(report: TestReport, tests: Sequence[str]) -> tuple[str, str
     ran and failed comes before one the failure budget then left unrun, whatever the
     order of ``tests``: structlog's sorted check named a class's test, unrun, for the
     module-level ``test_recursive`` that ran before it and failed."""
-    outcomes = {n: r.outcome for n, r in report.results.items() if r.outcome != "passed"}
+    outcomes: dict[str, str] = {
+        n: r.outcome for n, r in report.results.items() if r.outcome != "passed"
+    }
     outcomes |= {n: "not run" for n in tests if n not in report.results}
     if not outcomes:
         return None
