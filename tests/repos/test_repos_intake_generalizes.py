@@ -195,46 +195,41 @@ def test_a_git_url_that_cannot_be_fetched_is_taken_from_the_index(
     ]
 
 
-def test_a_pbr_project_builds_without_git_in_its_tree(sandbox, tmp_path_factory, tmp_path):
-    make_repo(
-        tmp_path / "pbrish",
-        {
-            "setup.py": "import setuptools\n\nsetuptools.setup(setup_requires=['pbr'], pbr=True)\n",
-            "setup.cfg": "[metadata]\nname = pbrish\n\n[files]\npackages = pbrish\n",
-            "pbrish/__init__.py": "X = 1\n",
-            "tests/test_pbrish.py": (
-                "from importlib.metadata import version\n\n"
-                "def test_installed_with_a_version():\n"
-                "    assert version('pbrish') == '0.0.0'\n"
-            ),
-        },
-    )
-    _, baseline = folder_baseline(tmp_path / "pbrish", sandbox, tmp_path_factory)
-    assert baseline.tests == ["tests/test_pbrish.py::test_installed_with_a_version"]
+# Build backends that read the version from git, each handed it by its own variable.
+VCS_VERSIONED = {
+    "pbr": {
+        "setup.py": "import setuptools\n\nsetuptools.setup(setup_requires=['pbr'], pbr=True)\n",
+        "setup.cfg": "[metadata]\nname = vcsish\n\n[files]\npackages = vcsish\n",
+    },
+    "uv-dynamic-versioning": {
+        "pyproject.toml": (
+            '[build-system]\nrequires = ["hatchling", "uv-dynamic-versioning"]\n'
+            'build-backend = "hatchling.build"\n'
+            '[project]\nname = "vcsish"\ndynamic = ["version"]\n'
+            '[tool.hatch.version]\nsource = "uv-dynamic-versioning"\n'
+        ),
+    },
+}
 
 
-def test_a_uv_dynamic_versioning_project_builds_without_git_in_its_tree(
-    sandbox, tmp_path_factory, tmp_path
+@pytest.mark.parametrize("backend", sorted(VCS_VERSIONED))
+def test_a_project_versioned_from_git_builds_without_git_in_its_tree(
+    sandbox, tmp_path_factory, tmp_path, backend
 ):
     make_repo(
-        tmp_path / "uvdyn",
+        tmp_path / "vcsish",
         {
-            "pyproject.toml": (
-                '[build-system]\nrequires = ["hatchling", "uv-dynamic-versioning"]\n'
-                'build-backend = "hatchling.build"\n'
-                '[project]\nname = "uvdyn"\ndynamic = ["version"]\n'
-                '[tool.hatch.version]\nsource = "uv-dynamic-versioning"\n'
-            ),
-            "uvdyn/__init__.py": "X = 1\n",
-            "tests/test_uvdyn.py": (
+            **VCS_VERSIONED[backend],
+            "vcsish/__init__.py": "X = 1\n",
+            "tests/test_vcsish.py": (
                 "from importlib.metadata import version\n\n"
                 "def test_installed_with_a_version():\n"
-                "    assert version('uvdyn') == '0.0.0'\n"
+                "    assert version('vcsish') == '0.0.0'\n"
             ),
         },
     )
-    pinned, baseline = folder_baseline(tmp_path / "uvdyn", sandbox, tmp_path_factory)
-    assert baseline.tests == ["tests/test_uvdyn.py::test_installed_with_a_version"]
+    pinned, baseline = folder_baseline(tmp_path / "vcsish", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_vcsish.py::test_installed_with_a_version"]
     assert added(pinned, tmp_path_factory) == []  # built, not left unbuilt
 
 
