@@ -180,17 +180,18 @@ def baseline(
                     ready.checkout if ready else pinned_at[0], console, asked=python is not None
                 )
     pinned, result, covering = ready.checkout, ready.baseline, ready.coverage
-    console.print(f"{pinned.name} @ {pinned.commit[:12]}")
+    console.print(f"{pinned.name} @ {pinned.commit[:12]}", markup=False)
     console.print(
         f"tests: {len(result.tests)} passing, {len(result.skipped)} skipped, {len(result.flaky)} flaky"
     )
     console.print(f"time: {result.seconds:.2f} s per run")
     if result.flaky:
-        console.print("flaky: " + ", ".join(result.flaky), highlight=False)
+        console.print("flaky: " + ", ".join(result.flaky), highlight=False, markup=False)
     _print_left_out(result)
     if result.subset:
-        console.print(f"cut: {suite_cut(result)}", highlight=False)
-        console.print(f"  kept: {', '.join(result.subset)}", highlight=False, soft_wrap=True)
+        console.print(f"cut: {suite_cut(result)}", highlight=False, markup=False)
+        kept = f"  kept: {', '.join(result.subset)}"
+        console.print(kept, highlight=False, soft_wrap=True, markup=False)
     well_covered = sum(1 for t in covering.values() if len(t) >= 5)
     console.print(
         f"functions: {len(covering)}; covered by >=1 test: {sum(1 for t in covering.values() if t)}; "
@@ -223,7 +224,9 @@ def _print_left_out(result: Baseline) -> None:
         ),
     ):
         if left_out:
-            console.print(f"left out, {why}: " + ", ".join(left_out), highlight=False)
+            # test ids hold what their parameters do, brackets too (falcon's "[/ws/yes]")
+            line = f"left out, {why}: " + ", ".join(left_out)
+            console.print(line, highlight=False, markup=False)
 
 
 @app.command()

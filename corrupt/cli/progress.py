@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -101,7 +102,7 @@ class RichProgress(build.Progress):
             self.console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     def note(self, message: str) -> None:
-        self.console.print(f"[yellow]note:[/] {message}")
+        self.console.print(f"[yellow]note:[/] {escape(message)}")
 
 
 def summary_table(summary: build.BuildSummary) -> Table:

@@ -7,6 +7,7 @@ import re
 import shutil
 
 import pytest
+from gitrepos import make_repo
 from repos_run_support import FIXTURES, session_cache, session_xdg
 from typer.testing import CliRunner
 
@@ -115,3 +116,24 @@ def test_no_isolation_runs_unboxed_and_docker_cannot_be_unboxed(cli, tmp_path):
 def test_exit_codes_are_distinct():
     codes = [InputError, InstallError, NoTestsError, RedBaselineError, SuiteTooSlowError]
     assert len({c.exit_code for c in codes}) == len(codes)
+
+
+def test_test_ids_with_brackets_are_printed_as_they_are(cli, tmp_path):
+    """falcon's parameters make ids like ``test_route[/ws/yes]``, which rich read as a
+    closing markup tag: the baseline stopped with an internal error."""
+    make_repo(
+        tmp_path / "brackets",
+        {
+            "routes.py": "def route(path):\n    return path\n",
+            "tests/test_routes.py": (
+                "import pytest\nfrom routes import route\n\n"
+                "@pytest.mark.parametrize('n', range(30))\n"
+                "def test_fine(n):\n    assert n >= 0\n\n"
+                "@pytest.mark.parametrize('path', ['/ws/yes'])\n"
+                "def test_route(path):\n    assert route(path) == '[bold]'\n"
+            ),
+        },
+    )
+    result = cli(str(tmp_path / "brackets"))
+    assert result.exit_code == 0, result.output
+    assert "tests/test_routes.py::test_route[/ws/yes] (AssertionError" in result.output
