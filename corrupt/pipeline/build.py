@@ -461,7 +461,6 @@ class _Run:
         }
         self.budget = RunBudget.from_baseline(ready.baseline)
         self.workers: Queue[Worker] = Queue()  # one per job, each on its own working copy
-        self._drops: dict[str, threading.Event] = {}  # set: the walk no longer wants it
         self._screeners: list[Worker] = []
         self.policy = WarmPolicy()
 
@@ -573,6 +572,7 @@ class _Run:
         self.progress.mode(mode, len(candidates), n)
         ahead, order = iter(candidates), deque[Candidate]()
         fresh: dict[str, Future[Evaluated | None]] = {}
+        drops: dict[str, threading.Event] = {}  # set: the walk no longer wants it
 
         def start_more() -> None:
             while len(fresh) < 2 * self.screen.jobs:
@@ -581,7 +581,8 @@ class _Run:
                     return
                 order.append(cand)
                 if self.store.candidate(cand.key) is None:
-                    fresh[cand.key] = pool.submit(self._process, cand)
+                    drops[cand.key] = threading.Event()
+                    fresh[cand.key] = pool.submit(self._process, cand, drops[cand.key])
 
         start_more()
         while order and summary.tasks < n:
@@ -610,7 +611,7 @@ class _Run:
                 start_more()
         for key, future in fresh.items():  # not recorded: identical to a serial walk
             if not future.cancel():
-                self._drops[key].set()  # running: it ends at its next test run
+                drops[key].set()  # running: it ends at its next test run
         for future in fresh.values():
             if not future.cancelled():
                 future.result()  # surface worker crashes even for unrecorded candidates
@@ -632,10 +633,11 @@ class _Run:
 
     # -- one candidate ---------------------------------------------------------------
 
-    def _process(self, cand: Candidate) -> Evaluated | None:
-        """The candidate's outcome; None when the walk dropped it before it ended."""
+    def _process(self, cand: Candidate, dropped: threading.Event) -> Evaluated | None:
+        """The candidate's outcome; None when the walk dropped it (set ``dropped``)
+        before it ended."""
         worker = self.workers.get()
-        screener = Droppable(worker, self._drops.setdefault(cand.key, threading.Event()))
+        screener = Droppable(worker, dropped)
         try:
             started, runs = time.monotonic(), screener.runs
             try:
