@@ -36,7 +36,7 @@ def tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]:
             (f"testenv:{n}" if f"testenv:{n}" in sections else "testenv", n) for n in names
         ]
     for section, env in candidates:
-        commands = [c for c in (_tox_words(line, env) for line in sections.get(section, [])) if c]
+        commands = _env_commands(root, sections, section, env)
         if any(pytest_args(unwrap(c)) is not None
                or unittest_args(as_unittest(root, unwrap(c))) is not None
                or django_args(unwrap(c)) is not None
@@ -118,15 +118,18 @@ def _range(option: str) -> list[str] | range:
 def tox_setenv(root: Path, argv: list[str]) -> dict[str, str]:
     """The variables tox's ``setenv`` gives the environment one of whose commands is
     ``argv`` (its own ``setenv``, else ``[testenv]``'s), as its tests expect them:
-    pre-commit-hooks' tests commit with the ``GIT_AUTHOR_NAME`` it sets. Values
+    pre-commit-hooks' tests commit with the ``GIT_AUTHOR_NAME`` it sets. ``[testenv]``
+    is read for no factor first, then for each environment of ``env_list``: the first
+    that runs ``argv`` gives the variables (authlib's Django folder, its settings). Values
     made of tox substitutions (``{toxinidir}``, ``{env:X}``) and variables the run
     sets itself (:data:`OWN_VARIABLES`) are left out."""
     sections = _tox_sections(root)
-    for section, lines in sections.items():
-        env = section.partition(":")[2]
-        if any(_tox_words(line, env) == argv for line in lines):
-            setenv = _tox_sections(root, key="setenv")
-            return _variables(setenv.get(section) or setenv.get("testenv") or [], env)
+    for section in sections:
+        own = section.partition(":")[2]
+        for env in [own] if own else ["", *_env_list(root)]:
+            if argv in _env_commands(root, sections, section, env):
+                setenv = _tox_sections(root, key="setenv")
+                return _variables(setenv.get(section) or setenv.get("testenv") or [], env)
     return {}
 
 
@@ -140,11 +143,11 @@ def tox_dependency_groups(root: Path, argv: list[str]) -> list[str]:
     groups = _tox_sections(root, key="dependency_groups")
     envs = _env_list(root) or [""]  # no env_list: lines under no factor only
     found: list[str] = []
-    for section, lines in sections.items():
+    for section in sections:
         own = section.partition(":")[2]
         declared = groups.get(section) or groups.get("testenv") or []
         for env in [own] if own else envs:
-            if any(_tox_words(line, env) == argv for line in lines):
+            if argv in _env_commands(root, sections, section, env):
                 found += [g for g in _names(declared, env) if g not in found]
     return found
 
@@ -254,9 +257,24 @@ def _toml_argv(command: list[Any]) -> list[str]:
     return out
 
 
-def _tox_words(line: str, env: str = "") -> list[str]:
-    """One tox command line with ``{posargs:default}`` replaced by its default; nothing
-    when its factor condition (``py3: ...``) does not select ``env`` (any env: "")."""
+def _env_commands(
+    root: Path, sections: dict[str, list[str]], section: str, env: str
+) -> list[list[str]]:
+    """The command lines of ``section`` as environment ``env`` runs them: its factor
+    lines only, ``{env:NAME}`` read from the variables its ``setenv`` gives ``env``.
+    authlib's ``pytest {posargs: {env:TESTPATH}}`` runs ``tests/core`` where no factor
+    sets another folder (and another ``DJANGO_SETTINGS_MODULE``); without the variable
+    it would run every factor's folder as one suite."""
+    setenv = _tox_sections(root, key="setenv")
+    variables = _variables(setenv.get(section) or setenv.get("testenv") or [], env)
+    words = (_tox_words(line, env, variables) for line in sections.get(section, []))
+    return [w for w in words if w]
+
+
+def _tox_words(line: str, env: str = "", variables: dict[str, str] | None = None) -> list[str]:
+    """One tox command line with ``{posargs:default}`` replaced by its default and
+    ``{env:NAME:default}`` by ``variables[NAME]`` or its default; nothing when its factor
+    condition (``py3: ...``) does not select ``env`` (any env: "")."""
     condition = re.match(r"^([\w.,{}!-]+):\s+", line.strip())
     if condition is not None:
         if env and not _factors_hold(condition.group(1), env):
@@ -266,6 +284,11 @@ def _tox_words(line: str, env: str = "") -> list[str]:
     if not line or line.startswith("#"):
         return []
     line = _replace_default(line, "posargs")
+    line = re.sub(
+        r"\{env:(\w+)(?::([^{}]*))?\}",
+        lambda m: (variables or {}).get(m.group(1), m.group(2) or ""),
+        line,
+    )
     line = line.replace("{envpython}", "python").replace("{toxinidir}", "{tox_root}")
     line = line.replace("{tox_root}/", "").replace("{tox_root}", ".")
     line = line.replace("{envsitepackagesdir}/", "")  # the tree's copy shadows the installed one

@@ -499,6 +499,25 @@ def test_the_variables_a_tox_environment_sets_go_with_its_command(tmp_path):
     }
 
 
+def test_a_test_path_tox_reads_from_setenv_is_the_one_the_environment_sets(tmp_path):
+    """authlib runs one folder per factor, named by ``setenv``; without a factor, its own."""
+    tox_ini = (
+        "[tox]\nenv_list = py312, py312-django\n[testenv]\nsetenv =\n    TESTPATH=tests/core\n    django: TESTPATH=tests/django\n"
+        "    django: DJANGO_SETTINGS_MODULE=tests.django.settings\n"
+        "commands = coverage run -m pytest {posargs: {env:TESTPATH}} {env:MORE:tests/more}\n"
+    )
+    files = {"tox.ini": tox_ini, "tests/core/test_a.py": "", "tests/django/test_b.py": "",
+             "tests/more/test_c.py": ""}  # fmt: skip
+    argv, env = suiteargs.test_command(tree(tmp_path, files))
+    assert argv[-2:] == ["tests/core", "tests/more"]
+    assert "DJANGO_SETTINGS_MODULE" not in env
+    workflow = "jobs:\n  t:\n    steps:\n      - run: tox -e py312-django\n"
+    files[".github/workflows/ci.yml"] = workflow
+    argv, env = suiteargs.test_command(tree(tmp_path / "ci", files))
+    assert argv[-2:] == ["tests/django", "tests/more"]
+    assert env["DJANGO_SETTINGS_MODULE"] == "tests.django.settings"
+
+
 def test_a_tox_toml_set_env_goes_with_its_command(tmp_path):
     root = tree(
         tmp_path,
