@@ -48,6 +48,10 @@ PUBLISHED_AS = {
     "socks": "PySocks",
     "xdist": "pytest-xdist",
 }
+# Modules their distribution stopped shipping -> the releases that still have them.
+# setuptools 82 (2026-02) dropped ``pkg_resources``, which older suites and packages
+# import (dynaconf's Flask extension): the setuptools a project names would not bring it.
+LAST_SHIPPED_IN = {"pkg_resources": "setuptools<82"}
 # Files where a project names its dependencies (the distribution name is looked up here).
 NAMING_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py",
                 "Makefile", "environment.yml", "Pipfile")  # fmt: skip
@@ -92,8 +96,14 @@ def top_level_names(root: Path) -> set[str]:
 
 def distribution_for(root: Path, module: str) -> str:
     """The distribution to install for ``module``: the name a project file gives it
-    (``pytest_mock`` -> ``pytest-mock`` when setup.py says so), else the published name."""
-    return named_distribution(root, module) or PUBLISHED_AS.get(module) or module.replace("_", "-")
+    (``pytest_mock`` -> ``pytest-mock`` when setup.py says so), else the published name;
+    a module its distribution no longer ships comes with the releases that have it."""
+    return (
+        LAST_SHIPPED_IN.get(module)
+        or named_distribution(root, module)
+        or PUBLISHED_AS.get(module)
+        or module.replace("_", "-")
+    )
 
 
 def named_distribution(root: Path, module: str) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import posixpath
 import re
 import shlex
 from pathlib import Path
@@ -200,6 +201,10 @@ def _variables(lines: list[str], env: str) -> dict[str, str]:
                 continue
             line = line[condition.end() :]
         match = VARIABLE.match(line)
+        if match is not None and match.group(1) == "PYTHONPATH":
+            if folders := _tree_folders(match.group(2)):
+                found["PYTHONPATH"] = folders
+            continue
         if match is None or OWN_VARIABLES.fullmatch(match.group(1)) or "{" in match.group(2):
             continue
         value = match.group(2).strip()
@@ -207,6 +212,19 @@ def _variables(lines: list[str], env: str) -> dict[str, str]:
             value = value[1:-1]
         found[match.group(1)] = value
     return found
+
+
+def _tree_folders(value: str) -> str:
+    """The folders of the tree a tox ``PYTHONPATH`` names (``{toxinidir}/libs/common`` ->
+    ``libs/common``), ``:``-joined; entries elsewhere or made of other substitutions are
+    left out. microdot's tests import a library it keeps there, as its tox sets it."""
+    folders = []
+    for entry in filter(None, (e.strip() for e in value.strip().strip("\"'").split(":"))):
+        entry = re.sub(r"^\{(toxinidir|tox_root)\}/?", "", entry) or "."
+        relative = posixpath.normpath(entry)
+        if "{" not in entry and "$" not in entry and not relative.startswith(("/", "..")):
+            folders.append(relative)
+    return ":".join(folders)
 
 
 def _tox_sections(root: Path, key: str = "commands") -> dict[str, list[str]]:

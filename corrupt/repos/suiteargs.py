@@ -95,8 +95,16 @@ def test_command(tree: Path, subset: Sequence[str] = ()) -> tuple[list[str], dic
     tox environment sets, see :mod:`testplan`;
     ``subset``, the test files a suite over budget is cut to (:attr:`Baseline.subset`)."""
     argv = ["python", "-m", "pytest", *suite_args(tree, subset=subset)]
-    own = {"PYTHONPATH": import_root(tree), "PYTHONHASHSEED": "0"}
-    return argv, {**dict(_suite_args(str(tree), _config_stamp(tree))[2]), **own}
+    env = dict(_suite_args(str(tree), _config_stamp(tree))[2])
+    folders = [import_root(tree), *env.pop("PYTHONPATH", "").split(":")]
+    own = {"PYTHONPATH": ":".join(dict.fromkeys(f for f in folders if f)), "PYTHONHASHSEED": "0"}
+    return argv, {**env, **own}
+
+
+def python_path(tree: Path) -> str:
+    """Where the tests import from: the import root, then the tree's folders the
+    project's tox puts on ``PYTHONPATH``."""
+    return test_command(tree)[1]["PYTHONPATH"]
 
 
 def anchored_command(command: str, root: str) -> str:

@@ -608,6 +608,55 @@ def test_the_variables_tox_sets_reach_the_tests(sandbox, tmp_path_factory, tmp_p
     assert baseline.tests == ["tests/test_commit.py::test_commit"]
 
 
+def test_a_library_the_tox_path_names_is_imported_from_the_tree(
+    sandbox, tmp_path_factory, tmp_path
+):
+    """microdot keeps a library it copied in under ``libs/common`` (a folder of modules,
+    no package) and its tox puts that folder on ``PYTHONPATH``; nothing is installed."""
+    make_repo(
+        tmp_path / "copied",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "copied"\nversion = "1"\n',
+            "src/copied/__init__.py": "from copiedtemplate_lib import render\n",
+            "libs/common/copiedtemplate_lib.py": "def render(s):\n    return s.upper()\n",
+            "tox.ini": (
+                "[testenv]\nsetenv =\n    PYTHONPATH={toxinidir}/libs/common:/opt/elsewhere\n"
+                "commands = pytest tests\n"
+            ),
+            "tests/test_render.py": (
+                "from copied import render\n\ndef test_render():\n    assert render('a') == 'A'\n"
+            ),
+        },
+    )
+    pinned, baseline = folder_baseline(tmp_path / "copied", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_render.py::test_render"]
+    assert added(pinned, tmp_path_factory) == []
+
+
+def test_pkg_resources_comes_with_a_setuptools_that_still_ships_it(
+    sandbox, tmp_path_factory, tmp_path
+):
+    """dynaconf's package imports ``pkg_resources``, which setuptools 82 dropped: the
+    setuptools its requirements name is installed as a release that has it."""
+    make_repo(
+        tmp_path / "resourceful",
+        {
+            "pyproject.toml": SETUPTOOLS + '[project]\nname = "resourceful"\nversion = "1"\n',
+            "resourceful.py": "import pkg_resources\n\nparse = pkg_resources.parse_version\n",
+            "requirements-dev.txt": "pytest\nsetuptools>=38\n",
+            "tests/test_parse.py": (
+                "from resourceful import parse\n\n"
+                "def test_parse():\n    assert parse('1.0') < parse('1.10')\n"
+            ),
+        },
+    )
+    pinned, baseline = folder_baseline(tmp_path / "resourceful", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_parse.py::test_parse"]
+    assert added(pinned, tmp_path_factory) == [
+        "setuptools<82 (collection could not import pkg_resources)"
+    ]
+
+
 def test_a_suite_no_test_of_which_fits_the_budget_is_refused(sandbox, tmp_path_factory, tmp_path):
     make_repo(
         tmp_path / "allslow",

@@ -67,7 +67,7 @@ from corrupt.repos.missing import (
 from corrupt.repos.models import Checkout, Environment, Limits
 from corrupt.repos.requirements import index_fallback, requirement_items
 from corrupt.repos.staticmeta import static_dist
-from corrupt.repos.suiteargs import LINTERS_OFF, PYTEST_NO_TESTS, import_root, suite_args
+from corrupt.repos.suiteargs import LINTERS_OFF, PYTEST_NO_TESTS, python_path, suite_args
 from corrupt.repos.uvtool import find_uv, install_env
 from corrupt.repos.versions import version_env
 from corrupt.sandboxes.local.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
@@ -450,7 +450,7 @@ def _fit_collection(
     """
     collect = [str(installer.python), "-m", "pytest", *LINTERS_OFF, *suite_args(root)]
     collect += ["--collect-only", "-q", "-o", "cache_dir=/tmp/.pytest_cache"]
-    env = {"PYTHONPATH": import_root(root)}
+    env = {"PYTHONPATH": python_path(root)}
     pin = None
     olders = iter(OLDER_PYTESTS)
     tried: set[str] = set()
@@ -497,12 +497,13 @@ def _install_test_imports(
         return
     probe = [str(installer.python), "-c", FIND_MISSING, *modules]
     returncode, output = installer.probe(
-        "modules the tests import", probe, {"PYTHONPATH": import_root(root)}
+        "modules the tests import", probe, {"PYTHONPATH": python_path(root)}
     )
     found = re.search(r"^lacking: (\[.*\])$", output, re.MULTILINE)
     if returncode or found is None:
         return
-    named = [(m, d) for m in json.loads(found.group(1)) if (d := named_distribution(root, m))]
+    lacking = json.loads(found.group(1))
+    named = [(m, distribution_for(root, m)) for m in lacking if named_distribution(root, m)]
     for module, distribution in named[:MAX_TEST_IMPORTS]:
         _add(installer, distribution, f"a test imports {module}", progress)
 
