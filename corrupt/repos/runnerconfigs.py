@@ -20,7 +20,13 @@ from typing import Any
 
 from corrupt.repos.projectfiles import read_text, read_toml, strings, table
 from corrupt.repos.shellcommands import shell_commands, unwrap
-from corrupt.repos.testcommands import as_unittest, django_args, pytest_args, unittest_args
+from corrupt.repos.testcommands import (
+    as_unittest,
+    django_args,
+    module_runner_folder,
+    pytest_args,
+    unittest_args,
+)
 
 MAX_INCLUDE_DEPTH = 4  # scripts naming scripts, commands naming runners: followed this deep
 
@@ -41,6 +47,7 @@ def tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]:
         if any(pytest_args(unwrap(c)) is not None
                or unittest_args(as_unittest(root, unwrap(c))) is not None
                or django_args(unwrap(c)) is not None
+               or module_runner_folder(root, unwrap(c)) is not None
                for c in commands if unwrap(c)):  # fmt: skip
             return commands
     return []

@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import os
 import re
+from itertools import islice
 from pathlib import Path
 
 from corrupt.repos.pytestconfig import SKIPPED_WITH_VALUE, ini_section
+from corrupt.repos.testfiles import DEFAULT_PYTHON_FILES, collected_by_name
+
+MAX_SCANNED = 5000  # Python files looked at for a test module under one named folder
 
 # pytest options that decide *which* tests run or how they are collected: kept.
 # The value says whether the option takes an argument.
@@ -87,6 +91,31 @@ def as_unittest(root: Path, words: list[str]) -> list[str]:
         if word in ("-s", "--start-dir") and i + 1 < len(nose2):
             start = nose2[i + 1].strip().removeprefix("./") or "."
     return ["python", "-m", "unittest", "discover", "-s", start]
+
+
+def module_runner_folder(root: Path, words: list[str]) -> str | None:
+    """The folder of the tree's test package that ``python -m PKG.test`` runs, when the
+    project runs its tests by a module of its own (tornado's ``tornado.test``, whose
+    ``__main__`` drives unittest over its ``*_test.py``): a package (or a module's
+    package) with "test" in its dotted name, in the tree or under ``src``, holding
+    files pytest collects by name. pytest runs that folder as the suite; None otherwise."""
+    if words[:2] != ["python", "-m"] or len(words) < 3 or "test" not in words[2].lower():
+        return None
+    if words[2].split(".")[0] in ("pytest", "unittest", "nose2", "django", "stestr", "tox"):
+        return None
+    dotted = words[2].replace(".", "/")
+    for base in (".", "src"):
+        folder = Path(base, dotted).as_posix().removeprefix("./")
+        if not (root / folder / "__init__.py").is_file():
+            if not (root / f"{folder}.py").is_file():
+                continue
+            folder = str(Path(folder).parent)
+        if folder != "." and any(
+            collected_by_name(f.relative_to(root).as_posix(), list(DEFAULT_PYTHON_FILES))
+            for f in islice((root / folder).rglob("*.py"), MAX_SCANNED)
+        ):
+            return folder
+    return None
 
 
 def nose2_args(words: list[str]) -> list[str] | None:

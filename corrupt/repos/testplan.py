@@ -51,11 +51,13 @@ from corrupt.repos.runnerconfigs import (
 from corrupt.repos.shellcommands import shell_commands, unwrap
 from corrupt.repos.testcommands import (
     DJANGO_PLUGIN,
+    MAX_SCANNED,
     as_unittest,
     django_args,
     django_to_pytest,
     is_test_path,
     kept_pytest_args,
+    module_runner_folder,
     nose2_args,
     outside_packages,
     pytest_args,
@@ -157,7 +159,6 @@ def plan_tests(root: Path) -> TestPlan:
 
 # Files a pytest run may name for their doctests (``--doctest-glob``), not for tests.
 DOCUMENTS = frozenset({".rst", ".md", ".txt"})
-MAX_SCANNED = 5000  # Python files looked at for a test module under one named folder
 
 Job = tuple[str, list[list[str]]]  # where the commands come from, the commands in order
 
@@ -302,6 +303,10 @@ def _runs(root: Path, origin: str, commands: list[list[str]]) -> Iterator[_Run]:
         django = django_args(words) if words else None
         if django is not None:
             yield _Run(origin, argv, "unittest", *django_to_pytest(root, django), commands)
+            continue
+        runner_folder = module_runner_folder(root, words) if words else None
+        if runner_folder is not None:
+            yield _Run(origin, argv, "pytest", [], [runner_folder], commands)
             continue
         unittest = unittest_args(as_unittest(root, words)) if words else None
         if unittest is not None:

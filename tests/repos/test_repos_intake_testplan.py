@@ -499,6 +499,34 @@ def test_the_variables_a_tox_environment_sets_go_with_its_command(tmp_path):
     }
 
 
+def test_a_test_package_run_as_a_module_is_the_folder_pytest_runs(tmp_path):
+    """tornado's tox runs ``python -bb -m tornado.test``, whose ``__main__`` drives
+    unittest over ``*_test.py``; pytest over the tree would collect ``maint/test`` too."""
+    files = {
+        "tox.ini": "[testenv]\ncommands = python -bb -m pkg.test {posargs:}\n",
+        ".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: tox -e py313\n",
+        "pkg/__init__.py": "",
+        "pkg/test/__init__.py": "",
+        "pkg/test/__main__.py": "from pkg.test.runtests import main\nmain()\n",
+        "pkg/test/runtests.py": "def main():\n    pass\n",
+        "pkg/test/web_test.py": "",
+        "maint/test/cython_test.py": "",
+    }
+    plan = plan_tests(tree(tmp_path / "runner", files))
+    assert plan.paths == ["pkg/test"]
+    assert plan.command_source == ".github/workflows/ci.yml: python -bb -m pkg.test"
+    assert plan.harness is None
+    # a module whose package holds nothing pytest collects is a harness of its own
+    files[".github/workflows/ci.yml"] = (
+        "jobs:\n  t:\n    steps:\n      - run: python -m pkg.testing.drive\n"
+    )
+    files = {k: v for k, v in files.items() if not k.startswith("pkg/test/")}
+    files.update({"pkg/testing/__init__.py": "", "pkg/testing/drive.py": "", "tests/test_a.py": ""})
+    plan = plan_tests(tree(tmp_path / "harness", files))
+    assert plan.paths == []
+    assert plan.harness == ".github/workflows/ci.yml: python -m pkg.testing.drive"
+
+
 def test_a_test_path_tox_reads_from_setenv_is_the_one_the_environment_sets(tmp_path):
     """authlib runs one folder per factor, named by ``setenv``; without a factor, its own."""
     tox_ini = (
