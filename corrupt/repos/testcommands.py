@@ -180,9 +180,14 @@ def django_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[str]]
 DJANGO_PLUGIN = "pytest-django"
 
 
+NOSE2_LIB_DIRS = ("lib", "src")  # nose2's default ``code-directories``
+
+
 def outside_packages(root: Path, unittest: list[str]) -> list[str]:
-    """The folders below a discovery's start that are no package: unittest-style discovery
-    never looks in them, and nose2's own tests keep whole sample projects there."""
+    """The folders below nose2's discovery start that it never looks in: those that are no
+    package, unless named like tests or one of its library folders (``lib``, ``src``),
+    as nose2's loader walks (furl keeps its tests in a ``tests`` folder without an
+    ``__init__.py``). nose2's own tests keep whole sample projects in the others."""
     start = unittest[unittest.index("-s") + 1] if "-s" in unittest else "."
     base = (root / start).resolve()
     if not base.is_dir() or not base.is_relative_to(root.resolve()):
@@ -191,7 +196,8 @@ def outside_packages(root: Path, unittest: list[str]) -> list[str]:
     for folder, dirs, _ in os.walk(base):
         for name in list(dirs):
             path = Path(folder, name)
-            if name.startswith(".") or not (path / "__init__.py").is_file():
+            looked_in = "test" in name.lower() or name in NOSE2_LIB_DIRS
+            if name.startswith(".") or not ((path / "__init__.py").is_file() or looked_in):
                 dirs.remove(name)
                 if not name.startswith("."):
                     skipped.append(path.relative_to(root.resolve()).as_posix())

@@ -242,12 +242,15 @@ def test_nose2_runs_as_the_unittest_discovery_it_does_packages_only(tmp_path):
             "pkg/tests/support/scenario/a/test_lib.py": "",
             "pkg/tests/support/scenario/b/test_lib.py": "",
             "docs/test_conf.py": "",
+            "tests/test_top.py": "",  # furl's: no package, but named like tests
+            "tests/data/test_sample.py": "",
             "tox.ini": "[testenv]\ncommands =\n    !mp: coverage run nose2 -v --pretty-assert {posargs}\n",
         },
     )
     plan = plan_tests(root)
     assert plan.runner == "unittest"
     assert "--ignore=pkg/tests/support" in plan.options and "--ignore=docs" in plan.options
+    assert "--ignore=tests" not in plan.options and "--ignore=tests/data" in plan.options
     assert not any("pkg/tests/support/" in o for o in plan.options)  # not descended into
     assert "--ignore=pkg/tests" not in plan.options and "--assert=plain" in plan.options
     (root / "tox.ini").write_text("[testenv]\ncommands = python -m nose2 -s pkg\n")
