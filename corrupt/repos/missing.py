@@ -110,8 +110,9 @@ def named_distribution(root: Path, module: str) -> str | None:
     """The distribution providing ``module`` as a file where the project names its
     dependencies spells it; None when none names it.
 
-    In order: the name spelled as a requirement; ``Py`` and the name (the common
-    spelling of a binding's: PyICU provides ``icu``); the name spelled as a key,
+    In order: the name spelled as a requirement; ``Py`` or ``python-`` and the name
+    (the common spellings: PyICU provides ``icu``, python-ulid ``ulid``, where the
+    index's ``ulid`` is another project); the name spelled as a key,
     which is a dependency in Poetry's and Pipfile's tables (``hypothesis = "^6"``)
     but only an extra's name in ``icu = ["PyICU"]``, so it comes last."""
     wanted = {_squashed(module), _squashed(PUBLISHED_AS.get(module, module))}
@@ -122,7 +123,8 @@ def named_distribution(root: Path, module: str) -> str | None:
             if squashed in wanted:
                 rank = "key" if KEY.match(text, match.end()) else "named"
             else:
-                rank = "prefixed" if squashed == "py" + _squashed(module) else ""
+                prefixed = squashed in ("py" + _squashed(module), "python" + _squashed(module))
+                rank = "prefixed" if prefixed else ""
             if rank:
                 found.setdefault(rank, word)
     return next((found[r] for r in ("named", "prefixed", "key") if r in found), None)

@@ -46,7 +46,7 @@ def tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]:
         commands = _env_commands(root, sections, section, env)
         if any(pytest_args(unwrap(c)) is not None
                or unittest_args(as_unittest(root, unwrap(c))) is not None
-               or django_args(unwrap(c)) is not None
+               or django_args(root, unwrap(c)) is not None
                or module_runner_folder(root, unwrap(c)) is not None
                for c in commands if unwrap(c)):  # fmt: skip
             return commands

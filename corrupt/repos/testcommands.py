@@ -18,6 +18,7 @@ import re
 from itertools import islice
 from pathlib import Path
 
+from corrupt.repos.projectfiles import read_text
 from corrupt.repos.pytestconfig import SKIPPED_WITH_VALUE, ini_section
 from corrupt.repos.testfiles import DEFAULT_PYTHON_FILES, collected_by_name
 
@@ -128,9 +129,13 @@ def nose2_args(words: list[str]) -> list[str] | None:
     return None
 
 
-def django_args(words: list[str]) -> list[str] | None:
+def django_args(root: Path, words: list[str]) -> tuple[list[str], str] | None:
     """The arguments of Django's test command (``python -m django test``, ``django-admin
-    test``, ``python manage.py test``, under coverage too), or None."""
+    test``, ``python manage.py test``, under coverage too) and the script whose default
+    ``DJANGO_SETTINGS_MODULE`` applies, or None. A script of the tree that sets that
+    default and runs Django's tests itself (django-filter's ``./runtests.py``, which calls
+    ``execute_from_command_line`` with ``test`` and its arguments; the ``get_runner``
+    scripts of Django's own guide) counts as ``manage.py test``."""
     words = _after_coverage_run(words) or words
     if words[:1] == ["python"]:
         words = words[1:]
@@ -138,22 +143,40 @@ def django_args(words: list[str]) -> list[str] | None:
         rest = words[2:] if words[0] == "-m" else words[1:]
     elif words[:1] and Path(words[0]).name == "manage.py":
         rest = words[1:]
+    elif words[:1] and words[0].endswith(".py") and _runs_django_tests(root, words[0]):
+        return words[1:], words[0].removeprefix("./")
     else:
         return None
-    return rest[1:] if rest[:1] == ["test"] else None
+    return (rest[1:], "manage.py") if rest[:1] == ["test"] else None
+
+
+# A script that runs Django's test runner itself.
+DJANGO_RUNNER = re.compile(
+    r"execute_from_command_line|get_runner\(|call_command\(\s*[\"']test[\"']"
+)
+
+
+def _runs_django_tests(root: Path, script: str) -> bool:
+    if not is_test_path(root, script) or not (root / script).is_file():
+        return False
+    text = read_text(root / script) or ""
+    return DJANGO_RUNNER.search(text) is not None and SETTINGS_DEFAULT.search(text) is not None
 
 
 # Django's test options that take a value (``--settings tests.settings``), so that the
 # value is not read as a test label.
 DJANGO_VALUED = {"--settings", "--pythonpath", "--testrunner", "-t", "--top-level-directory",
                  "--tag", "--exclude-tag", "-k", "-v", "--verbosity"}  # fmt: skip
-SETTINGS_DEFAULT = re.compile(r"""DJANGO_SETTINGS_MODULE["']\s*,\s*["']([\w.]+)["']""")
+# ``os.environ.setdefault("DJANGO_SETTINGS_MODULE", "x")`` or ``os.environ[...] = "x"``
+SETTINGS_DEFAULT = re.compile(r"""DJANGO_SETTINGS_MODULE["']\s*(?:,|\]\s*=)\s*["']([\w.]+)["']""")
 
 
-def django_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[str]]:
+def django_to_pytest(
+    root: Path, args: list[str], script: str = "manage.py"
+) -> tuple[list[str], list[str]]:
     """Django's test command as the pytest run that runs the same tests: pytest-django
     (:data:`DJANGO_PLUGIN`, installed for it) with the settings the command names, else
-    those ``manage.py`` defaults to, and unittest's TestCase discovery with Django's
+    those ``script`` (``manage.py``) defaults to, and unittest's TestCase discovery with Django's
     file pattern (``test*.py``: django-widget-tweaks keeps its tests in ``tests/tests.py``)."""
     settings, pattern, labels = None, "test*.py", []
     i = 0
@@ -169,9 +192,9 @@ def django_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[str]]
         elif not word.startswith("-"):
             labels.append(word)
         i += 1
-    manage = root / "manage.py"
-    if settings is None and manage.is_file():
-        found = SETTINGS_DEFAULT.search(manage.read_text(encoding="utf-8", errors="replace"))
+    defaults = root / script
+    if settings is None and defaults.is_file():
+        found = SETTINGS_DEFAULT.search(read_text(defaults) or "")
         settings = found.group(1) if found else None
     options, paths = unittest_to_pytest(root, [*labels, "-p", pattern])
     return [*options, *([f"--ds={settings}"] if settings else [])], paths

@@ -141,7 +141,7 @@ def plan_tests(root: Path) -> TestPlan:
         _take_installs(plan, root, chosen.job, chosen.origin)
         if "--asyncio-mode" in " ".join(chosen.options):
             plan.packages.append("pytest-asyncio")
-        if django_args(unwrap(chosen.argv)) is not None:
+        if django_args(root, unwrap(chosen.argv)) is not None:
             plan.packages.append(DJANGO_PLUGIN)
     _take_pytest_config(plan, root)
     _take_requirement_folders(plan, root)
@@ -300,9 +300,9 @@ def _runs(root: Path, origin: str, commands: list[list[str]]) -> Iterator[_Run]:
         if found is not None:
             yield _Run(origin, argv, "pytest", *kept_pytest_args(root, found), commands)
             continue
-        django = django_args(words) if words else None
+        django = django_args(root, words) if words else None
         if django is not None:
-            yield _Run(origin, argv, "unittest", *django_to_pytest(root, django), commands)
+            yield _Run(origin, argv, "unittest", *django_to_pytest(root, *django), commands)
             continue
         runner_folder = module_runner_folder(root, words) if words else None
         if runner_folder is not None:

@@ -410,15 +410,37 @@ def test_a_suite_of_one_slow_file_is_cut_to_its_quickest_tests(sandbox, tmp_path
     assert "cut to the 2 single tests of the 1 test files it ran (2 passing" in suite_cut(baseline)
 
 
+RUNTESTS = (  # the script of Django's guide to reusable apps, as django-filter has it
+    "import os, sys\n\nfrom django.core.management import execute_from_command_line\n\n"
+    "if __name__ == '__main__':\n"
+    "    os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'tests.settings')\n"
+    "    execute_from_command_line(sys.argv[:1] + ['test'] + sys.argv[1:])\n"
+)
+
+
+@pytest.mark.parametrize(
+    "runner",
+    [
+        {"tox.ini": "[testenv]\ncommands = python -m django test -v2 --settings tests.settings\n"},
+        {
+            "tox.ini": "[testenv]\ncommands = coverage run ./runtests.py -v2\n",
+            "runtests.py": RUNTESTS,
+        },
+    ],
+    ids=["django-test", "runtests-script"],
+)
 def test_a_django_app_tested_by_django_s_test_command_runs_through_pytest_django(
-    sandbox, tmp_path_factory, tmp_path
+    sandbox, tmp_path_factory, tmp_path, runner
 ):
     """django-widget-tweaks' tox runs ``python -m django test --settings=tests.settings``
     over ``tests/tests.py``, a file name pytest would not collect: the same TestCases run
-    through pytest-django with those settings, one of them on the test database."""
+    through pytest-django with those settings, one of them on the test database. So do
+    those of a script that sets the settings and runs Django's test command itself
+    (django-filter's ``runtests.py``), with the settings it sets."""
     make_repo(
         tmp_path / "djapp",
         {
+            **runner,
             "pyproject.toml": SETUPTOOLS
             + '[project]\nname = "djapp"\nversion = "1"\ndependencies = ["django"]\n',
             "djapp/__init__.py": "",
@@ -441,7 +463,6 @@ def test_a_django_app_tested_by_django_s_test_command_runs_through_pytest_django
                 "        User.objects.create(username=shout('a'))\n"
                 "        self.assertEqual(User.objects.get().username, 'A!')\n"
             ),
-            "tox.ini": "[testenv]\ncommands = python -m django test -v2 --settings tests.settings\n",
         },
     )
     _, baseline = folder_baseline(tmp_path / "djapp", sandbox, tmp_path_factory)
@@ -781,6 +802,9 @@ def test_an_extras_name_is_not_the_distribution_a_binding_is(tmp_path):
         '[tool.poetry.group.test.dependencies]\nhypothesis = "^6"\n'
     )
     assert distribution_for(tmp_path, "icu") == "PyICU"
+    # pydantic-extra-types' extras name python-ulid; the index's ``ulid`` is another project
+    (tmp_path / "setup.cfg").write_text("[options.extras_require]\nall = python-ulid>=1,<5\n")
+    assert distribution_for(tmp_path, "ulid") == "python-ulid"
     assert distribution_for(tmp_path, "fastnumbers") == "fastnumbers"
     assert distribution_for(tmp_path, "hypothesis") == "hypothesis"
 
