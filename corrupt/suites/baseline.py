@@ -399,7 +399,7 @@ def _outcome(report: TestReport, nodeid: str) -> str | None:
 NETWORK_ERROR = re.compile(
     r"Temporary failure in name resolution|Name or service not known|No address associated"
     r"|Network is unreachable|nodename nor servname|getaddrinfo failed|\[Errno -[235]\]"
-    r"|Could not resolve host|Connection refused|\[Errno 111\]"
+    r"|Could not resolve host|Connection refused|\[Errno 111\]|EAI_AGAIN|ENOTFOUND"
 )
 
 
@@ -506,8 +506,27 @@ def _restrict(
     return out
 
 
+# A line that names an exception: ``ValueError: …``, ``INTERNALERROR> …Error: …``,
+# Node's ``Error: getaddrinfo EAI_AGAIN …``.
+EXCEPTION_LINE = re.compile(r"\b\w*(?:Error|Exception)\b:")
+
+
 def _last_line(report: TestReport) -> str:
-    lines = report.output_tail.strip().splitlines()
+    """The line of a run's output that says why it stopped: the last exception that
+    names the network's error, else the last line that does, else the last exception,
+    else the last line. django-polymorphic's conftest installs a browser at session
+    start, and its output ends in the ``}`` of an error object its installer printed
+    after the ``Error: getaddrinfo EAI_AGAIN`` that says why."""
+    lines = [line.strip() for line in report.output_tail.strip().splitlines() if line.strip()]
+    tests = (
+        lambda line: NETWORK_ERROR.search(line) and EXCEPTION_LINE.search(line),
+        NETWORK_ERROR.search,
+        EXCEPTION_LINE.search,
+    )
+    for test in tests:
+        found = [line for line in lines if test(line)]
+        if found:
+            return found[-1]
     return lines[-1] if lines else ""
 
 

@@ -314,6 +314,33 @@ def test_a_harness_of_its_own_is_named_in_the_error(sandbox, tmp_path_factory, t
         folder_baseline(tmp_path / "harness", sandbox, tmp_path_factory)
 
 
+def test_a_session_that_stops_before_any_test_is_named_by_its_telling_line(
+    sandbox, tmp_path_factory, tmp_path
+):
+    """django-polymorphic's conftest installs a browser at session start: offline, the
+    output ends in the ``}`` of an error object printed after the line that says why."""
+    conftest = (
+        "import sys\n\n\ndef pytest_sessionstart(session):\n"
+        "    print('Error: getaddrinfo EAI_AGAIN cdn.example.invalid', file=sys.stderr)\n"
+        "    print('  at lookup (node:dns:1:1) {', file=sys.stderr)\n"
+        "    print(\"  code: 'EAI_AGAIN',\", file=sys.stderr)\n"
+        "    print('}', file=sys.stderr)\n"
+        "    raise RuntimeError('the browser did not install')\n"
+    )
+    make_repo(
+        tmp_path / "browser",
+        {
+            "browser.py": "X = 1\n",
+            "tests/conftest.py": conftest,
+            "tests/test_x.py": "def test_x():\n    pass\n",
+        },
+    )
+    with pytest.raises(
+        RedBaselineError, match=r"did not run \(exit 3\): Error: getaddrinfo EAI_AGAIN"
+    ):
+        folder_baseline(tmp_path / "browser", sandbox, tmp_path_factory)
+
+
 def test_a_build_that_fails_says_why_in_its_one_line(sandbox, tmp_path_factory, tmp_path):
     make_repo(
         tmp_path / "offline_build",
