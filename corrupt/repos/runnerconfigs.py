@@ -315,6 +315,7 @@ def _tox_words(line: str, env: str = "", variables: dict[str, str] | None = None
         line,
     )
     line = line.replace("{envpython}", "python").replace("{toxinidir}", "{tox_root}")
+    line = re.sub(r"\{env_?bin_?dir\}/", "", line)  # the environment's programs: on the PATH
     line = line.replace("{tox_root}/", "").replace("{tox_root}", ".")
     line = line.replace("{envsitepackagesdir}/", "")  # the tree's copy shadows the installed one
     line = re.sub(r"\[\]|\{[^}]*\}", "", line)

@@ -141,7 +141,12 @@ def plan_tests(root: Path) -> TestPlan:
         _take_installs(plan, root, chosen.job, chosen.origin)
         if "--asyncio-mode" in " ".join(chosen.options):
             plan.packages.append("pytest-asyncio")
-        if django_args(root, unwrap(chosen.argv)) is not None:
+        # Django's runner, or Django settings the runner sets for pytest (django-constance's
+        # tox names them in setenv): pytest-django sets Django up before collection
+        if (
+            django_args(root, unwrap(chosen.argv)) is not None
+            or "DJANGO_SETTINGS_MODULE" in plan.env
+        ):
             plan.packages.append(DJANGO_PLUGIN)
     _take_pytest_config(plan, root)
     _take_requirement_folders(plan, root)

@@ -530,6 +530,29 @@ def test_a_test_package_run_as_a_module_is_the_folder_pytest_runs(tmp_path):
     assert plan.harness == ".github/workflows/ci.yml: python -m pkg.testing.drive"
 
 
+@pytest.mark.parametrize(
+    ("command", "source"),
+    [
+        (
+            "{envbindir}/coverage run {envbindir}/django-admin test -v2",
+            "coverage run django-admin test -v2",
+        ),
+        ("pytest {posargs:tests}", "pytest tests"),
+    ],
+)
+def test_django_settings_tox_sets_bring_pytest_django(tmp_path, command, source):
+    """django-constance's tox runs the environment's own ``django-admin`` (``{envbindir}/``)
+    with the settings its ``setenv`` names; a pytest run under those settings needs
+    pytest-django to set Django up before collection, as Django's runner does."""
+    tox_ini = (
+        f"[testenv]\nsetenv =\n    DJANGO_SETTINGS_MODULE = tests.settings\ncommands = {command}\n"
+    )
+    plan = plan_tests(tree(tmp_path, {"tox.ini": tox_ini, "tests/test_a.py": ""}))
+    assert plan.command_source == f"tox: {source}"
+    assert "pytest-django" in plan.packages
+    assert plan.env["DJANGO_SETTINGS_MODULE"] == "tests.settings"
+
+
 def test_a_test_path_tox_reads_from_setenv_is_the_one_the_environment_sets(tmp_path):
     """authlib runs one folder per factor, named by ``setenv``; without a factor, its own."""
     tox_ini = (
