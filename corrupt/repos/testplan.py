@@ -367,6 +367,10 @@ def _take_installs(plan: TestPlan, root: Path, commands: list[list[str]], origin
             if word in ("-e", "--editable"):
                 i += 1
                 continue
+            if _local_package(root, word):
+                _on_path(plan, root, word.rstrip("/").removeprefix("./"))
+                i += 1
+                continue
             if word.startswith("-") or "$" in word or "{" in word:
                 i += (
                     2 if word in ("-i", "--index-url", "--extra-index-url", "-f", "--python") else 1
@@ -382,6 +386,26 @@ def _take_installs(plan: TestPlan, root: Path, commands: list[list[str]], origin
             i += 1
     if (len(plan.packages), len(plan.files), len(plan.extras)) != before:
         plan.sources.append(f"{origin} install lines")
+
+
+def _local_package(root: Path, word: str) -> bool:
+    """Whether an install line's word is a project of the tree's own other than the
+    root's (django-downloadview's tox runs ``pip install -e demo``): not a name for the
+    index, which may hold another project of that name."""
+    folder = word.rstrip("/").removeprefix("./")
+    return (
+        folder not in ("", ".")
+        and is_test_path(root, folder)
+        and any((root / folder / name).is_file() for name in ("setup.py", "pyproject.toml"))
+    )
+
+
+def _on_path(plan: TestPlan, root: Path, folder: str) -> None:
+    """Put a local project's import root (its ``src``, else itself) on the tests' path: its
+    modules import from the tree, as the root project's do."""
+    entry = f"{folder}/src" if (root / folder / "src").is_dir() else folder
+    entries = [e for e in plan.env.get("PYTHONPATH", "").split(":") if e]
+    plan.env["PYTHONPATH"] = ":".join(dict.fromkeys([*entries, entry]))
 
 
 def _pip_install_args(words: list[str]) -> list[str] | None:

@@ -553,6 +553,24 @@ def test_django_settings_tox_sets_bring_pytest_django(tmp_path, command, source)
     assert plan.env["DJANGO_SETTINGS_MODULE"] == "tests.settings"
 
 
+def test_a_local_project_an_install_line_names_is_on_the_tests_path_not_the_index(tmp_path):
+    """django-downloadview's tox runs ``pip install -e demo`` before pytest, whose
+    settings live in ``demo/demoproject``; the index's ``demo`` is another project."""
+    tox_ini = "[testenv]\ncommands =\n    pip install -e demo ./tools/ -e .\n    pytest\n"
+    files = {
+        "tox.ini": tox_ini,
+        "demo/setup.py": "",
+        "demo/demoproject/__init__.py": "",
+        "tools/pyproject.toml": "",
+        "tools/src/helpers/__init__.py": "",
+        "tests/test_a.py": "",
+    }
+    root = tree(tmp_path, files)
+    plan = plan_tests(root)
+    assert not {"demo", "./tools/", "tools"} & set(plan.packages)
+    assert suiteargs.test_command(root)[1]["PYTHONPATH"] == ".:demo:tools/src"
+
+
 def test_a_test_path_tox_reads_from_setenv_is_the_one_the_environment_sets(tmp_path):
     """authlib runs one folder per factor, named by ``setenv``; without a factor, its own."""
     tox_ini = (
