@@ -165,7 +165,7 @@ def ini_section(path: Path, section: str) -> dict[str, Any]:
     text = read_text(path) if path.is_file() else None
     if text is None:
         return {}
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser = _CasePreserving(interpolation=None, strict=False)
     try:
         parser.read_string(text)
     except configparser.Error:
@@ -173,3 +173,12 @@ def ini_section(path: Path, section: str) -> dict[str, Any]:
     if section == configparser.DEFAULTSECT:
         return dict(parser.defaults())
     return dict(parser[section]) if parser.has_section(section) else {}
+
+
+class _CasePreserving(configparser.ConfigParser):
+    """An INI parser that keeps its keys' case, as pytest's own does: pytest-django's
+    ``DJANGO_SETTINGS_MODULE`` in a ``[pytest]`` section names the plugin (configparser
+    lowercases keys by default, and django-downloadview's tox.ini went unread)."""
+
+    def optionxform(self, optionstr: str) -> str:
+        return optionstr

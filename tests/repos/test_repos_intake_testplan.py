@@ -553,6 +553,14 @@ def test_django_settings_tox_sets_bring_pytest_django(tmp_path, command, source)
     assert plan.env["DJANGO_SETTINGS_MODULE"] == "tests.settings"
 
 
+@pytest.mark.parametrize("name", ["tox.ini", "setup.cfg", "pytest.ini"])
+def test_django_settings_in_an_ini_pytest_section_bring_pytest_django(tmp_path, name):
+    """pytest reads its ini keys with their case; configparser would lowercase them."""
+    section = "tool:pytest" if name == "setup.cfg" else "pytest"
+    ini = f"[{section}]\nDJANGO_SETTINGS_MODULE = demoproject.settings\n"
+    assert "pytest-django" in plan_tests(tree(tmp_path, {name: ini})).packages
+
+
 def test_a_local_project_an_install_line_names_is_on_the_tests_path_not_the_index(tmp_path):
     """django-downloadview's tox runs ``pip install -e demo`` before pytest, whose
     settings live in ``demo/demoproject``; the index's ``demo`` is another project."""
