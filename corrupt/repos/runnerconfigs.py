@@ -34,7 +34,7 @@ MAX_INCLUDE_DEPTH = 4  # scripts naming scripts, commands naming runners: follow
 def tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]:
     """``commands`` of the test environment: of the environments ``names`` when CI names
     them (``tox -e py311-tests``), else ``[testenv]`` or the first env that runs pytest."""
-    sections = _tox_sections(root)
+    sections, setenv = _tox_sections(root), _tox_sections(root, key="setenv")
     if names is None:
         ordered = sorted(sections, key=lambda name: (name != "testenv", "test" not in name))
         candidates = [(section, section.partition(":")[2]) for section in ordered]
@@ -43,7 +43,7 @@ def tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]:
             (f"testenv:{n}" if f"testenv:{n}" in sections else "testenv", n) for n in names
         ]
     for section, env in candidates:
-        commands = _env_commands(root, sections, section, env)
+        commands = _env_commands(sections, setenv, section, env)
         if any(pytest_args(unwrap(c)) is not None
                or unittest_args(as_unittest(root, unwrap(c))) is not None
                or django_args(root, unwrap(c)) is not None
@@ -131,12 +131,12 @@ def tox_setenv(root: Path, argv: list[str]) -> dict[str, str]:
     that runs ``argv`` gives the variables (authlib's Django folder, its settings). Values
     made of tox substitutions (``{toxinidir}``, ``{env:X}``) and variables the run
     sets itself (:data:`OWN_VARIABLES`) are left out."""
-    sections = _tox_sections(root)
+    sections, setenv = _tox_sections(root), _tox_sections(root, key="setenv")
+    envs = ["", *_env_list(root)]
     for section in sections:
         own = section.partition(":")[2]
-        for env in [own] if own else ["", *_env_list(root)]:
-            if argv in _env_commands(root, sections, section, env):
-                setenv = _tox_sections(root, key="setenv")
+        for env in [own] if own else envs:
+            if argv in _env_commands(sections, setenv, section, env):
                 return _variables(setenv.get(section) or setenv.get("testenv") or [], env)
     return {}
 
@@ -147,7 +147,7 @@ def tox_dependency_groups(root: Path, argv: list[str]) -> list[str]:
     when it holds for an environment of ``env_list`` that also runs ``argv``: svcs'
     ``3.1x-tests-optional`` environments install its ``optional`` group, which brings the
     httpx2 that starlette's test client needs."""
-    sections = _tox_sections(root)
+    sections, setenv = _tox_sections(root), _tox_sections(root, key="setenv")
     groups = _tox_sections(root, key="dependency_groups")
     envs = _env_list(root) or [""]  # no env_list: lines under no factor only
     found: list[str] = []
@@ -155,7 +155,7 @@ def tox_dependency_groups(root: Path, argv: list[str]) -> list[str]:
         own = section.partition(":")[2]
         declared = groups.get(section) or groups.get("testenv") or []
         for env in [own] if own else envs:
-            if argv in _env_commands(root, sections, section, env):
+            if argv in _env_commands(sections, setenv, section, env):
                 found += [g for g in _names(declared, env) if g not in found]
     return found
 
@@ -283,14 +283,13 @@ def _toml_argv(command: list[Any]) -> list[str]:
 
 
 def _env_commands(
-    root: Path, sections: dict[str, list[str]], section: str, env: str
+    sections: dict[str, list[str]], setenv: dict[str, list[str]], section: str, env: str
 ) -> list[list[str]]:
     """The command lines of ``section`` as environment ``env`` runs them: its factor
     lines only, ``{env:NAME}`` read from the variables its ``setenv`` gives ``env``.
     authlib's ``pytest {posargs: {env:TESTPATH}}`` runs ``tests/core`` where no factor
     sets another folder (and another ``DJANGO_SETTINGS_MODULE``); without the variable
     it would run every factor's folder as one suite."""
-    setenv = _tox_sections(root, key="setenv")
     variables = _variables(setenv.get(section) or setenv.get("testenv") or [], env)
     words = (_tox_words(line, env, variables) for line in sections.get(section, []))
     return [w for w in words if w]

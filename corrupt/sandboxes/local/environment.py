@@ -58,6 +58,7 @@ from corrupt.repos.installplan import (
 )
 from corrupt.repos.locales import wanted_locales
 from corrupt.repos.missing import (
+    LAST_SHIPPED_IN,
     distribution_for,
     imported_by_project,
     imported_in_tests,
@@ -503,7 +504,7 @@ def _install_test_imports(
     if returncode or found is None:
         return
     lacking = json.loads(found.group(1))
-    named = [(m, distribution_for(root, m)) for m in lacking if named_distribution(root, m)]
+    named = [(m, LAST_SHIPPED_IN.get(m, d)) for m in lacking if (d := named_distribution(root, m))]
     for module, distribution in named[:MAX_TEST_IMPORTS]:
         _add(installer, distribution, f"a test imports {module}", progress)
 
