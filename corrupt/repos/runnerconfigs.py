@@ -15,15 +15,16 @@ import configparser
 import posixpath
 import re
 import shlex
+from itertools import takewhile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from corrupt.repos.projectfiles import read_text, read_toml, strings, table
 from corrupt.repos.shellcommands import shell_commands, unwrap
 from corrupt.repos.testcommands import (
     as_unittest,
     django_args,
-    module_runner_folder,
+    module_runner_path,
     pytest_args,
     unittest_args,
 )
@@ -34,7 +35,8 @@ MAX_INCLUDE_DEPTH = 4  # scripts naming scripts, commands naming runners: follow
 def tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]:
     """``commands`` of the test environment: of the environments ``names`` when CI names
     them (``tox -e py311-tests``), else ``[testenv]`` or the first env that runs pytest."""
-    sections, setenv = _tox_sections(root), _tox_sections(root, key="setenv")
+    tox = _tox_envs(root)
+    sections = tox.commands
     if names is None:
         ordered = sorted(sections, key=lambda name: (name != "testenv", "test" not in name))
         candidates = [(section, section.partition(":")[2]) for section in ordered]
@@ -43,11 +45,11 @@ def tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]:
             (f"testenv:{n}" if f"testenv:{n}" in sections else "testenv", n) for n in names
         ]
     for section, env in candidates:
-        commands = _env_commands(sections, setenv, section, env)
+        commands = _env_commands(root, tox, section, env)
         if any(pytest_args(unwrap(c)) is not None
                or unittest_args(as_unittest(root, unwrap(c))) is not None
                or django_args(root, unwrap(c)) is not None
-               or module_runner_folder(root, unwrap(c)) is not None
+               or module_runner_path(root, unwrap(c)) is not None
                for c in commands if unwrap(c)):  # fmt: skip
             return commands
     return []
@@ -130,15 +132,22 @@ def tox_setenv(root: Path, argv: list[str]) -> dict[str, str]:
     is read for no factor first, then for each environment of ``env_list``: the first
     that runs ``argv`` gives the variables (authlib's Django folder, its settings). Values
     made of tox substitutions (``{toxinidir}``, ``{env:X}``) and variables the run
-    sets itself (:data:`OWN_VARIABLES`) are left out."""
-    sections, setenv = _tox_sections(root), _tox_sections(root, key="setenv")
-    envs = ["", *_env_list(root)]
-    for section in sections:
+    sets itself (:data:`OWN_VARIABLES`) are left out. Environments of a SQLite factor
+    come first and those of a database server's last (:func:`_database_order`)."""
+    tox = _tox_envs(root)
+    envs = _database_order(["", *_env_list(root)])
+    for section in tox.commands:
         own = section.partition(":")[2]
         for env in [own] if own else envs:
-            if argv in _env_commands(sections, setenv, section, env):
-                return _variables(setenv.get(section) or setenv.get("testenv") or [], env)
+            if argv in _env_commands(root, tox, section, env):
+                return _variables(_inherited(tox.setenv, section), env)
     return {}
+
+
+def command_variables(argv: list[str]) -> dict[str, str]:
+    """The variables a command line sets for itself (``DJANGO_SETTINGS_MODULE=x pytest``, a
+    Makefile's exports before each of its commands), read as :func:`tox_setenv` reads them."""
+    return _variables(list(takewhile(VARIABLE.match, argv)), "")
 
 
 def tox_dependency_groups(root: Path, argv: list[str]) -> list[str]:
@@ -147,17 +156,35 @@ def tox_dependency_groups(root: Path, argv: list[str]) -> list[str]:
     when it holds for an environment of ``env_list`` that also runs ``argv``: svcs'
     ``3.1x-tests-optional`` environments install its ``optional`` group, which brings the
     httpx2 that starlette's test client needs."""
-    sections, setenv = _tox_sections(root), _tox_sections(root, key="setenv")
+    tox = _tox_envs(root)
     groups = _tox_sections(root, key="dependency_groups")
     envs = _env_list(root) or [""]  # no env_list: lines under no factor only
     found: list[str] = []
-    for section in sections:
+    for section in tox.commands:
         own = section.partition(":")[2]
-        declared = groups.get(section) or groups.get("testenv") or []
+        declared = _inherited(groups, section)
         for env in [own] if own else envs:
-            if argv in _env_commands(sections, setenv, section, env):
+            if argv in _env_commands(root, tox, section, env):
                 found += [g for g in _names(declared, env) if g not in found]
     return found
+
+
+# Factors naming a database the tests would need a server for: no box runs one.
+SERVER_DATABASE = re.compile(r"(postgres(ql)?|pg|psql|mysql|mariadb|oracle|mssql|mongo(db)?)\d*")
+
+
+def _database_order(envs: list[str]) -> list[str]:
+    """``envs`` with those of a SQLite factor first and those of a database server's last:
+    django-sortedm2m's settings default to PostgreSQL, and only its ``sqlite3`` factor
+    sets ``DB_ENGINE=sqlite3``, the one database a box has."""
+
+    def rank(env: str) -> int:
+        factors = env.split("-")
+        if any(f.startswith("sqlite") for f in factors):
+            return 0
+        return 2 if any(SERVER_DATABASE.fullmatch(f) for f in factors) else 1
+
+    return sorted(envs, key=rank)
 
 
 def _names(lines: list[str], env: str) -> list[str]:
@@ -165,14 +192,19 @@ def _names(lines: list[str], env: str) -> list[str]:
     condition only where it selects ``env``."""
     names: list[str] = []
     for line in lines:
-        line = line.split("#", 1)[0].strip()
-        condition = re.match(r"^([\w.,{}!-]+):\s+", line)
-        if condition is not None:
-            if not _factors_hold(condition.group(1), env):
-                continue
-            line = line[condition.end() :]
+        line = _for_env(line.split("#", 1)[0], env) or ""
         names += [n for n in re.split(r"[,\s]+", line) if n and "{" not in n]
     return names
+
+
+def _for_env(line: str, env: str) -> str | None:
+    """A tox line without its factor condition (``py3: ...``); None when the condition
+    does not select ``env``."""
+    line = line.strip()
+    condition = re.match(r"^([\w.,{}!-]+):\s+", line)
+    if condition is None:
+        return line
+    return line[condition.end() :] if _factors_hold(condition.group(1), env) else None
 
 
 def _env_list(root: Path) -> list[str]:
@@ -201,13 +233,7 @@ VARIABLE = re.compile(r"^([A-Za-z_]\w*)\s*=\s*(.*)$")
 def _variables(lines: list[str], env: str) -> dict[str, str]:
     found = {}
     for line in lines:
-        line = line.strip()
-        condition = re.match(r"^([\w.,{}!-]+):\s+", line)
-        if condition is not None:
-            if not _factors_hold(condition.group(1), env):
-                continue
-            line = line[condition.end() :]
-        match = VARIABLE.match(line)
+        match = VARIABLE.match(_for_env(line, env) or "")
         if match is not None and match.group(1) == "PYTHONPATH":
             if folders := _tree_folders(match.group(2)):
                 found["PYTHONPATH"] = folders
@@ -234,6 +260,9 @@ def _tree_folders(value: str) -> str:
     return ":".join(folders)
 
 
+TOX4_SPELLINGS = {"setenv": "set_env", "changedir": "change_dir"}
+
+
 def _tox_sections(root: Path, key: str = "commands") -> dict[str, list[str]]:
     """Environment name -> its ``commands`` lines (or those of ``key``: ``setenv``'s
     ``KEY=VALUE``, ``dependency_groups``), from tox.ini, tox.toml or pyproject's [tool.tox]."""
@@ -253,8 +282,8 @@ def _tox_sections(root: Path, key: str = "commands") -> dict[str, list[str]]:
         for section in parser.sections():
             if section == "testenv" or section.startswith("testenv:"):
                 raw = parser.get(section, key, fallback="")
-                if key == "setenv":  # tox 4 reads either spelling
-                    raw = raw or parser.get(section, "set_env", fallback="")
+                if key in TOX4_SPELLINGS:  # tox 4 reads either spelling
+                    raw = raw or parser.get(section, TOX4_SPELLINGS[key], fallback="")
                 found[section] = [ln for ln in re.sub(r"\\\n", " ", raw).splitlines() if ln.strip()]
     toml = read_toml(root / "tox.toml") or (pyproject if "legacy_tox_ini" not in pyproject else {})
     envs = {"testenv": table(toml, "env_run_base")}
@@ -265,6 +294,8 @@ def _tox_sections(root: Path, key: str = "commands") -> dict[str, list[str]]:
             found.setdefault(name, strings(env[key]))
         elif key == "setenv" and isinstance(env.get("set_env"), dict):
             found.setdefault(name, [f"{k}={v}" for k, v in env["set_env"].items()])
+        elif key == "changedir" and isinstance(env.get("change_dir"), str):
+            found.setdefault(name, [env["change_dir"]])
         elif key == "commands" and isinstance(commands, list):
             lines = [shlex.join(_toml_argv(c)) for c in commands if isinstance(c, list)]
             found.setdefault(name, lines)
@@ -282,17 +313,39 @@ def _toml_argv(command: list[Any]) -> list[str]:
     return out
 
 
-def _env_commands(
-    sections: dict[str, list[str]], setenv: dict[str, list[str]], section: str, env: str
-) -> list[list[str]]:
+class _ToxEnvs(NamedTuple):
+    """Section name -> its lines, for the keys a test command depends on."""
+
+    commands: dict[str, list[str]]
+    setenv: dict[str, list[str]]
+    changedir: dict[str, list[str]]
+
+
+def _tox_envs(root: Path) -> _ToxEnvs:
+    return _ToxEnvs(*(_tox_sections(root, key) for key in ("commands", "setenv", "changedir")))
+
+
+def _inherited(lines: dict[str, list[str]], section: str) -> list[str]:
+    """A section's lines of one key, else ``[testenv]``'s, as tox inherits them."""
+    return lines.get(section) or lines.get("testenv") or []
+
+
+def _env_commands(root: Path, tox: _ToxEnvs, section: str, env: str) -> list[list[str]]:
     """The command lines of ``section`` as environment ``env`` runs them: its factor
     lines only, ``{env:NAME}`` read from the variables its ``setenv`` gives ``env``.
     authlib's ``pytest {posargs: {env:TESTPATH}}`` runs ``tests/core`` where no factor
     sets another folder (and another ``DJANGO_SETTINGS_MODULE``); without the variable
-    it would run every factor's folder as one suite."""
-    variables = _variables(setenv.get(section) or setenv.get("testenv") or [], env)
-    words = (_tox_words(line, env, variables) for line in sections.get(section, []))
-    return [w for w in words if w]
+    it would run every factor's folder as one suite. A ``changedir`` in the tree comes
+    first as the ``cd`` it is: django-silk's pytest runs in ``project``, where
+    pytest-django finds ``manage.py`` and the settings beside it."""
+    variables = _variables(_inherited(tox.setenv, section), env)
+    words = [_tox_words(line, env, variables) for line in tox.commands.get(section, [])]
+    folder = next(
+        filter(None, (_for_env(ln, env) for ln in _inherited(tox.changedir, section))), ""
+    )
+    folder = _tree_folders(folder) if ":" not in folder else ""
+    moved = [["cd", folder]] if folder not in ("", ".") and (root / folder).is_dir() else []
+    return moved + [w for w in words if w]
 
 
 def _tox_words(line: str, env: str = "", variables: dict[str, str] | None = None) -> list[str]:
@@ -428,6 +481,7 @@ def make_commands(root: Path, target: str) -> list[list[str]]:
     if text is None:
         return []
     lines = re.sub(r"\\\n", " ", text).splitlines()
+    variables, exported = _make_variables(lines)
     recipe: list[list[str]] = []
     inside = False
     for line in lines:
@@ -438,7 +492,29 @@ def make_commands(root: Path, target: str) -> list[list[str]]:
             if line.startswith("\t"):
                 body = line.strip().lstrip("@-+").strip()
                 body = re.sub(r"\$\((PYTHON|PY)\)|\$\{(PYTHON|PY)\}", "python", body)
-                recipe.extend(shell_commands(body))
+                body = MAKE_REFERENCE.sub(lambda m: variables.get(m[1] or m[2], m[0]), body)
+                recipe.extend([*exported, *c] for c in shell_commands(body))
             elif line.strip():
                 break
     return recipe
+
+
+MAKE_ASSIGNMENT = re.compile(r"^(export\s+)?([A-Za-z_][\w.]*)\s*(?::{1,3}=|\?=|=)\s*(.*)$")
+MAKE_REFERENCE = re.compile(r"\$\(([A-Za-z_][\w.]*)\)|\$\{([A-Za-z_][\w.]*)\}")
+MAKE_HERE = re.compile(r"\$[({](shell pwd|CURDIR|PWD)[)}]")  # the folder make runs in: the root
+
+
+def _make_variables(lines: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The Makefile's plain variables (``PKG := fixit``), for the recipe's ``$(PKG)``, and
+    those it exports to the recipes' environment as ``NAME=value`` words: Fixit's
+    ``test`` target runs ``python -m $(PKG).tests``, django-formtools' Makefile exports
+    ``DJANGO_SETTINGS_MODULE``. Values made of other references or ``$(shell ...)``
+    (but the working folder's) are left out: what they expand to needs make itself."""
+    found, exported = {}, []
+    for line in lines:
+        match = MAKE_ASSIGNMENT.match(line)
+        value = MAKE_HERE.sub(".", match[3].split("#", 1)[0].strip()) if match else "$"
+        if match is not None and "$" not in value:
+            found[match[2]] = value
+            exported += [f"{match[2]}={value}"] if match[1] else []
+    return found, exported

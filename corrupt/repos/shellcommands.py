@@ -21,6 +21,11 @@ SHELL_ASSIGNMENT = re.compile(r"^(?:export\s+)?(?P<name>[A-Za-z_]\w*)=(?P<value>
 # unknowable here, and options passed that way (``coverage run $branch_option -m pytest``)
 # are mostly empty or reporting flags, so as an argument it reads as empty.
 UNKNOWN_WORD = re.compile(r"\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*|[@*])")
+# A program's path looked up in a command substitution: ``\`which django-admin\``` runs
+# django-admin, as the program named does.
+LOOKED_UP = re.compile(
+    r"`\s*(?:which|command -v)\s+([\w.-]+)\s*`|\$\(\s*(?:which|command -v)\s+([\w.-]+)\s*\)"
+)
 SHELL_VARIABLE = re.compile(r"\$(?:\{(?P<b>[A-Za-z_]\w*)\}|(?P<a>[A-Za-z_]\w*))")
 UV_RUN_OPTIONS_WITH_VALUE = frozenset(
     {"--with", "--extra", "--group", "--only-group", "--python", "-p", "--package",
@@ -40,7 +45,7 @@ def shell_commands(script: str) -> Iterator[list[str]]:
     text = re.sub(r"\$\{\{.*?\}\}", "$GH", text)  # a GitHub expression is one unknown word
     variables: dict[str, str] = {}
     for line in text.splitlines():
-        line = _substitute(line.strip(), variables)
+        line = LOOKED_UP.sub(lambda m: m[1] or m[2], _substitute(line.strip(), variables))
         if not line or line.startswith("#"):
             continue
         assigned = SHELL_ASSIGNMENT.match(line)

@@ -13,6 +13,7 @@ pattern.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from itertools import islice
@@ -43,6 +44,8 @@ KEPT_OPTIONS = {
     "-c": True,
     "--config-file": True,
     "--asyncio-mode": True,  # pytest-asyncio's, added to the needs when used
+    "--ds": True,  # pytest-django's settings (and django-configurations' class), the same
+    "--dc": True,
 }
 
 
@@ -94,12 +97,12 @@ def as_unittest(root: Path, words: list[str]) -> list[str]:
     return ["python", "-m", "unittest", "discover", "-s", start]
 
 
-def module_runner_folder(root: Path, words: list[str]) -> str | None:
-    """The folder of the tree's test package that ``python -m PKG.test`` runs, when the
-    project runs its tests by a module of its own (tornado's ``tornado.test``, whose
-    ``__main__`` drives unittest over its ``*_test.py``): a package (or a module's
-    package) with "test" in its dotted name, in the tree or under ``src``, holding
-    files pytest collects by name. pytest runs that folder as the suite; None otherwise."""
+def module_runner_path(root: Path, words: list[str]) -> str | None:
+    """What pytest runs for ``python -m PKG.test``, when the project runs its tests by a
+    module of its own (tornado's ``tornado.test``, whose ``__main__`` drives unittest over
+    its ``*_test.py``): the test package (or a module's package) with "test" in its dotted
+    name, in the tree or under ``src``, as :func:`package_suite` finds its suite. None
+    otherwise."""
     if words[:2] != ["python", "-m"] or len(words) < 3 or "test" not in words[2].lower():
         return None
     if words[2].split(".")[0] in ("pytest", "unittest", "nose2", "django", "stestr", "tox"):
@@ -111,11 +114,32 @@ def module_runner_folder(root: Path, words: list[str]) -> str | None:
             if not (root / f"{folder}.py").is_file():
                 continue
             folder = str(Path(folder).parent)
-        if folder != "." and any(
-            collected_by_name(f.relative_to(root).as_posix(), list(DEFAULT_PYTHON_FILES))
-            for f in islice((root / folder).rglob("*.py"), MAX_SCANNED)
-        ):
-            return folder
+        if folder != "." and (suite := package_suite(root, folder, list(DEFAULT_PYTHON_FILES))):
+            return suite
+    return None
+
+
+# A package's ``__init__.py`` that holds its tests: TestCases defined there or imported
+# from its modules.
+SUITE_IN_INIT = re.compile(r"\bTestCase\b|^from \.\w+ import ", re.M)
+
+
+def package_suite(root: Path, folder: str, patterns: list[str]) -> str | None:
+    """A test package as pytest runs it. Its ``__init__.py`` when the tests are there, as
+    unittest loads a package it is named, unless a ``load_tests`` there discovers more
+    (pdoc's ``pdoc.test`` defines its TestCases in it, Fixit's ``fixit.tests`` imports
+    them from modules named ``config.py``, ``engine.py``); given on the command line,
+    pytest collects that file alone. Else the folder, when it holds files named as
+    ``patterns`` collect (tornado's); else None."""
+    init = root / folder / "__init__.py"
+    text = (read_text(init) if init.is_file() else None) or ""
+    if SUITE_IN_INIT.search(text) and "def load_tests" not in text:
+        return f"{folder}/__init__.py"
+    if any(
+        collected_by_name(f.relative_to(root).as_posix(), patterns)
+        for f in islice((root / folder).rglob("*.py"), MAX_SCANNED)
+    ):
+        return folder
     return None
 
 
@@ -310,12 +334,12 @@ def unittest_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[str
         else:
             names.append(word)
             i += 1
-    paths = [_module_path(root, n) for n in names]
+    paths = [_module_path(root, n, pattern) for n in names]
     if args[:1] == ["discover"] and names and start is None:  # discover START [PATTERN]
         start, pattern = names[0], names[1] if len(names) > 1 else pattern
         paths = []
     found = [start] if start and is_test_path(root, start) else []
-    found += [p for p in paths if p]
+    found += [m for p in paths if p for m in (gathered_modules(root, p, pattern) or [p])]
     # unittest runs TestCase classes only: pytest-style classes and functions
     # (a helper class named Test*, a module-level test_x) are not part of the suite;
     # and it leaves ``assert`` as Python compiles it, where pytest would rewrite every
@@ -325,9 +349,31 @@ def unittest_to_pytest(root: Path, args: list[str]) -> tuple[list[str], list[str
     return options, found
 
 
-def _module_path(root: Path, name: str) -> str | None:
-    """``tests.test_x`` or ``tests/test_x.py`` as a path in the tree, if it is one."""
+def gathered_modules(root: Path, script: str, pattern: str) -> list[str]:
+    """The test modules a script gathers its tests from, when it defines none itself: its
+    ``from test.test_x import *`` (or named) imports of tree modules named as ``pattern``
+    collects. icalevents' CI runs ``test.py``, which imports its ``test`` package's
+    modules; collected as ``test.py``, pytest's module ``test`` clashes with that
+    package. Empty for anything else."""
+    if not script.endswith(".py") or (text := read_text(root / script)) is None:
+        return []
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    if any(isinstance(node, ast.ClassDef) for node in body):
+        return []
+    modules = [n.module for n in body if isinstance(n, ast.ImportFrom) and n.module and not n.level]
+    files = [f"{m.replace('.', '/')}.py" for m in modules]
+    return [f for f in files if (root / f).is_file() and collected_by_name(f, [pattern])]
+
+
+def _module_path(root: Path, name: str, pattern: str) -> str | None:
+    """``tests.test_x`` or ``tests/test_x.py`` as a path in the tree, if it is one; a package
+    as :func:`package_suite` runs it."""
     for candidate in (name, name.replace(".", "/") + ".py", name.replace(".", "/")):
         if is_test_path(root, candidate):
+            if (root / candidate / "__init__.py").is_file():
+                return package_suite(root, candidate, [pattern]) or candidate
             return candidate
     return None

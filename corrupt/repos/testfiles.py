@@ -178,7 +178,8 @@ def _is_script(path: Path, prefixes: tuple[str, ...]) -> bool:
 
 def _may_define_tests(body: list[ast.stmt], prefixes: tuple[str, ...]) -> bool:
     """Whether module-level ``body`` (conditional blocks included) may define a test: a
-    function named like one, any class, a test's name imported or assigned, a star import."""
+    function named like one, any class, a test's name imported or assigned, a star import,
+    a class imported from its own package (Fixit's ``fixit.tests`` gathers its TestCases so)."""
     for node in body:
         if isinstance(node, ast.ClassDef):
             return True
@@ -186,6 +187,8 @@ def _may_define_tests(body: list[ast.stmt], prefixes: tuple[str, ...]) -> bool:
             if node.name.startswith(prefixes):
                 return True
             continue
+        if isinstance(node, ast.ImportFrom) and node.level and node.names[0].name[:1].isupper():
+            return True  # classes from its own package: TestCases, whatever their names
         if isinstance(node, ast.Import | ast.ImportFrom):
             names = [a.asname or a.name for a in node.names]
         else:

@@ -40,6 +40,7 @@ from corrupt.repos.projectfiles import read_text
 from corrupt.repos.pytestconfig import plugin_packages
 from corrupt.repos.runnerconfigs import (
     MAX_INCLUDE_DEPTH,
+    command_variables,
     hatch_commands,
     make_commands,
     nox_commands,
@@ -57,7 +58,7 @@ from corrupt.repos.testcommands import (
     django_to_pytest,
     is_test_path,
     kept_pytest_args,
-    module_runner_folder,
+    module_runner_path,
     nose2_args,
     outside_packages,
     pytest_args,
@@ -136,16 +137,18 @@ def plan_tests(root: Path) -> TestPlan:
     if chosen is not None:
         plan.runner, plan.options, plan.paths = chosen.runner, chosen.options, chosen.paths
         plan.command_source = f"{chosen.origin}: {shlex.join(chosen.argv)}"
-        plan.env = tox_setenv(root, chosen.argv)
+        plan.env = {**command_variables(chosen.argv), **tox_setenv(root, chosen.argv)}
         plan.groups = tox_dependency_groups(root, chosen.argv)
         _take_installs(plan, root, chosen.job, chosen.origin)
         if "--asyncio-mode" in " ".join(chosen.options):
             plan.packages.append("pytest-asyncio")
         # Django's runner, or Django settings the runner sets for pytest (django-constance's
-        # tox names them in setenv): pytest-django sets Django up before collection
+        # tox names them in setenv, django-invitations' pytest ``--ds``): pytest-django
+        # sets Django up before collection
         if (
             django_args(root, unwrap(chosen.argv)) is not None
             or "DJANGO_SETTINGS_MODULE" in plan.env
+            or any(o.startswith("--ds") for o in chosen.options)
         ):
             plan.packages.append(DJANGO_PLUGIN)
     _take_pytest_config(plan, root)
@@ -305,20 +308,28 @@ def _runs(root: Path, origin: str, commands: list[list[str]]) -> Iterator[_Run]:
         if found is not None:
             yield _Run(origin, argv, "pytest", *kept_pytest_args(root, found), commands)
             continue
-        django = django_args(root, words) if words else None
+        # django-auditlog's tox runs ``./manage.py test`` in its changedir, where manage.py
+        # names the settings beside it; pytest-django finds that manage.py from the folder
+        base = root / folder if folder else root
+        django = django_args(base, words) if words else None
         if django is not None:
-            yield _Run(origin, argv, "unittest", *django_to_pytest(root, *django), commands)
+            options, paths = django_to_pytest(base, *django)
+            paths = ([f"{folder}/{p}" for p in paths] or [folder]) if folder else paths
+            yield _Run(origin, argv, "unittest", options, paths, commands)
             continue
-        runner_folder = module_runner_folder(root, words) if words else None
-        if runner_folder is not None:
-            yield _Run(origin, argv, "pytest", [], [runner_folder], commands)
+        runner_path = module_runner_path(root, words) if words else None
+        if runner_path is not None:
+            yield _Run(origin, argv, "pytest", [], [runner_path], commands)
             continue
         unittest = unittest_args(as_unittest(root, words)) if words else None
         if unittest is not None:
             named = bool(unittest) and unittest[0] != "discover" and not unittest[0].endswith(".py")
             named = named and not all(w.startswith("-") for w in unittest)
             options, paths = unittest_to_pytest(root, unittest)
-            if nose2_args(words) is not None:  # nose2 looks in packages only
+            # a test package whose __init__ holds the suite (pdoc's ``pdoc.test``) is all of it
+            named = named and not any(p.endswith("/__init__.py") for p in paths)
+            if nose2_args(words) is not None or (not named and not paths):
+                # unittest's discovery looks in packages only, nose2's in a few more folders
                 options += [f"--ignore={d}" for d in outside_packages(root, unittest)]
             yield _Run(origin, argv, "unittest", options, paths, commands, named)
 

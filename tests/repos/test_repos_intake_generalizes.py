@@ -280,6 +280,66 @@ def test_a_root_tests_py_the_makefile_runs(sandbox, tmp_path_factory, tmp_path, 
     assert baseline.tests == ["tests.py::IncTest::test_inc"]
 
 
+TESTED = "def inc(x):\n    return x + 1\n"
+INC_TEST = (
+    "import unittest\nfrom tested import inc\n\n"
+    "class IncTest(unittest.TestCase):\n"
+    "    def test_inc(self):\n        self.assertEqual(inc(1), 2)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("files", "test_id"),
+    [
+        (  # Fixit: make's `python -m $(PKG).tests`; the package imports its TestCases
+            {
+                "makefile": "PKG := tested\n\ntest:\n\tpython -m $(PKG).tests\n",
+                "tested/tests/__init__.py": "from .inc import IncTest\n",
+                "tested/tests/inc.py": INC_TEST,
+                "tested/tests/__main__.py": "import unittest\nunittest.main('tested.tests')\n",
+            },
+            "tested/tests/__init__.py::IncTest::test_inc",
+        ),
+        (  # pdoc: `python -m unittest pkg.test`, TestCases in the package's __init__
+            {
+                "tox.ini": "[testenv]\ncommands = python -m unittest -v tested.test\n",
+                "tested/test/__init__.py": INC_TEST,
+                "tested/test/example/test_sample.py": "raise SystemExit('a sample, no test')\n",
+            },
+            "tested/test/__init__.py::IncTest::test_inc",
+        ),
+        (  # icalevents: CI runs test.py, which gathers the `test` package's modules
+            {
+                ".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: python test.py\n",
+                "test.py": "import unittest\nfrom test.test_inc import *\n\nunittest.main()\n",
+                "test/__init__.py": "",
+                "test/test_inc.py": INC_TEST,
+            },
+            "test/test_inc.py::IncTest::test_inc",
+        ),
+        (  # factory_boy: unittest's discovery from the root never enters `examples`
+            {
+                "tox.ini": "[testenv]\ncommands = python -m unittest\n",
+                "tests/__init__.py": "",
+                "tests/test_inc.py": INC_TEST,
+                "examples/demo/tests.py": (
+                    "import unittest\n\nclass DemoTest(unittest.TestCase):\n"
+                    "    raise RuntimeError('needs settings of its own')\n"
+                ),
+            },
+            "tests/test_inc.py::IncTest::test_inc",
+        ),
+    ],
+    ids=["package-imports-its-testcases", "testcases-in-init", "gathering-script", "discovery"],
+)
+def test_a_unittest_suite_runs_the_tests_unittest_would_load(
+    sandbox, tmp_path_factory, tmp_path, files, test_id
+):
+    make_repo(tmp_path / "tested", {"tested/__init__.py": TESTED, **files})
+    _, baseline = folder_baseline(tmp_path / "tested", sandbox, tmp_path_factory)
+    assert baseline.tests == [test_id]
+
+
 def test_a_linter_plugin_is_left_out_of_the_suite(sandbox, tmp_path_factory, tmp_path):
     make_repo(
         tmp_path / "linted",
@@ -445,6 +505,32 @@ RUNTESTS = (  # the script of Django's guide to reusable apps, as django-filter 
 )
 
 
+DJANGO_APP = {  # a reusable app with one test on Django's test database
+    "pyproject.toml": SETUPTOOLS
+    + '[project]\nname = "djapp"\nversion = "1"\ndependencies = ["django"]\n',
+    "djapp/__init__.py": "",
+    "djapp/text.py": "def shout(text):\n    return text.upper() + '!'\n",
+    "tests/__init__.py": "",
+    "tests/settings.py": (
+        "SECRET_KEY = 'not secret'\n"
+        "INSTALLED_APPS = ['django.contrib.contenttypes', 'django.contrib.auth']\n"
+        "DATABASES = {'default': {'ENGINE': 'django.db.backends.sqlite3', "
+        "'NAME': ':memory:'}}\nUSE_TZ = True\n"
+    ),
+    "tests/tests.py": (
+        "from django.contrib.auth.models import User\n"
+        "from django.test import SimpleTestCase, TestCase\n\n"
+        "from djapp.text import shout\n\n\n"
+        "class ShoutTest(SimpleTestCase):\n"
+        "    def test_shout(self):\n        self.assertEqual(shout('hi'), 'HI!')\n\n\n"
+        "class UserTest(TestCase):\n"
+        "    def test_a_user_is_saved(self):\n"
+        "        User.objects.create(username=shout('a'))\n"
+        "        self.assertEqual(User.objects.get().username, 'A!')\n"
+    ),
+}
+
+
 @pytest.mark.parametrize(
     "runner",
     [
@@ -464,40 +550,50 @@ def test_a_django_app_tested_by_django_s_test_command_runs_through_pytest_django
     through pytest-django with those settings, one of them on the test database. So do
     those of a script that sets the settings and runs Django's test command itself
     (django-filter's ``runtests.py``), with the settings it sets."""
-    make_repo(
-        tmp_path / "djapp",
-        {
-            **runner,
-            "pyproject.toml": SETUPTOOLS
-            + '[project]\nname = "djapp"\nversion = "1"\ndependencies = ["django"]\n',
-            "djapp/__init__.py": "",
-            "djapp/text.py": "def shout(text):\n    return text.upper() + '!'\n",
-            "tests/__init__.py": "",
-            "tests/settings.py": (
-                "SECRET_KEY = 'not secret'\n"
-                "INSTALLED_APPS = ['django.contrib.contenttypes', 'django.contrib.auth']\n"
-                "DATABASES = {'default': {'ENGINE': 'django.db.backends.sqlite3', "
-                "'NAME': ':memory:'}}\nUSE_TZ = True\n"
-            ),
-            "tests/tests.py": (
-                "from django.contrib.auth.models import User\n"
-                "from django.test import SimpleTestCase, TestCase\n\n"
-                "from djapp.text import shout\n\n\n"
-                "class ShoutTest(SimpleTestCase):\n"
-                "    def test_shout(self):\n        self.assertEqual(shout('hi'), 'HI!')\n\n\n"
-                "class UserTest(TestCase):\n"
-                "    def test_a_user_is_saved(self):\n"
-                "        User.objects.create(username=shout('a'))\n"
-                "        self.assertEqual(User.objects.get().username, 'A!')\n"
-            ),
-        },
-    )
+    make_repo(tmp_path / "djapp", {**runner, **DJANGO_APP})
     _, baseline = folder_baseline(tmp_path / "djapp", sandbox, tmp_path_factory)
     assert baseline.tests == [
         "tests/tests.py::ShoutTest::test_shout",
         "tests/tests.py::UserTest::test_a_user_is_saved",
     ]
     assert "--ds=tests.settings" in baseline.command
+
+
+MANAGE_PY = (  # a manage.py beside its settings, which import as a top-level module
+    "import os, sys\n\nfrom django.core.management import execute_from_command_line\n\n"
+    "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'settings')\n"
+    "execute_from_command_line(sys.argv)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "runner",
+    [
+        {  # django-formtools: the settings exported, django-admin looked up with `which`
+            "Makefile": (
+                "export DJANGO_SETTINGS_MODULE = tests.settings\n"
+                "export PYTHONPATH := $(shell pwd)\n\n"
+                "test:\n\tpython -W error -m coverage run `which django-admin` test tests\n"
+            ),
+        },
+        {  # django-auditlog: tox's changedir holds manage.py and the settings it names
+            "tox.ini": "[testenv]\nchangedir = {toxinidir}/tests\ncommands = ./manage.py test\n",
+            "tests/manage.py": MANAGE_PY,
+        },
+        # django-invitations: pytest-django's own option names the settings
+        {"tox.ini": "[testenv]\ncommands = pytest --ds=tests.settings tests/tests.py\n"},
+    ],
+    ids=["makefile-exports", "tox-changedir", "pytest-ds"],
+)
+def test_django_settings_a_runner_gives_in_other_ways_set_django_up(
+    sandbox, tmp_path_factory, tmp_path, runner
+):
+    make_repo(tmp_path / "djapp", {**runner, **DJANGO_APP})
+    _, baseline = folder_baseline(tmp_path / "djapp", sandbox, tmp_path_factory)
+    assert baseline.tests == [
+        "tests/tests.py::ShoutTest::test_shout",
+        "tests/tests.py::UserTest::test_a_user_is_saved",
+    ]
 
 
 def test_a_suite_over_budget_once_is_not_cut_when_every_file_fits(

@@ -725,3 +725,31 @@ def test_django_s_test_command_reads_as_pytest_django_with_its_settings(
     pattern = "check_*.py" if "check_" in command else "test*.py"
     assert plan.options[plan.options.index("-o") + 1] == f"python_files={pattern}"
     assert [o for o in plan.options if o.startswith("--ds")] == options
+
+
+def test_a_tox_changedir_in_the_tree_is_where_pytest_runs(tmp_path):
+    """django-silk's tox runs pytest in ``project``, where pytest-django finds manage.py and
+    the settings package beside it; from the root it finds neither."""
+    tox_ini = "[testenv]\nchangedir = {toxinidir}/project\ncommands = pytest {posargs}\n"
+    files = {"tox.ini": tox_ini, "project/manage.py": "", "project/tests/test_a.py": ""}
+    assert plan_tests(tree(tmp_path / "bare", files)).paths == ["project"]
+    files["tox.ini"] = tox_ini.replace("{posargs}", "tests -m 'not slow'")
+    plan = plan_tests(tree(tmp_path / "named", files))
+    assert (plan.paths, plan.options) == (["project/tests"], ["-m", "not slow"])
+    # a changedir outside the tree (the environment's temporary folder) changes nothing
+    files["tox.ini"] = "[testenv]\nchangedir = {envtmpdir}\ncommands = pytest {toxinidir}/tests\n"
+    files["tests/test_b.py"] = ""
+    assert plan_tests(tree(tmp_path / "elsewhere", files)).paths == ["tests"]
+
+
+def test_the_sqlite_environment_gives_the_variables_not_a_database_server_s(tmp_path):
+    """django-sortedm2m's settings default to PostgreSQL; its ``sqlite3`` factor sets the
+    one database a box has."""
+    tox_ini = (
+        "[tox]\nenvlist = py312-{postgresql,mysql,sqlite3}\n"
+        "[testenv]\nsetenv =\n    DJANGO_SETTINGS_MODULE = settings\n"
+        "    postgresql: DB_ENGINE = postgresql\n    mysql: DB_ENGINE = mysql\n"
+        "    sqlite3: DB_ENGINE = sqlite3\ncommands = pytest tests\n"
+    )
+    _, env = suiteargs.test_command(tree(tmp_path, {"tox.ini": tox_ini, "tests/test_a.py": ""}))
+    assert (env["DB_ENGINE"], env["DJANGO_SETTINGS_MODULE"]) == ("sqlite3", "settings")
