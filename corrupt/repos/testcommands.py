@@ -101,8 +101,9 @@ def module_runner_path(root: Path, words: list[str]) -> str | None:
     """What pytest runs for ``python -m PKG.test``, when the project runs its tests by a
     module of its own (tornado's ``tornado.test``, whose ``__main__`` drives unittest over
     its ``*_test.py``): the test package (or a module's package) with "test" in its dotted
-    name, in the tree or under ``src``, as :func:`package_suite` finds its suite. None
-    otherwise."""
+    name, in the tree or under ``src``: its folder, when it holds files pytest collects by
+    name (its ``__main__`` may run them all), else its suite as :func:`package_suite`
+    finds it (Fixit's). None otherwise."""
     if words[:2] != ["python", "-m"] or len(words) < 3 or "test" not in words[2].lower():
         return None
     if words[2].split(".")[0] in ("pytest", "unittest", "nose2", "django", "stestr", "tox"):
@@ -114,7 +115,11 @@ def module_runner_path(root: Path, words: list[str]) -> str | None:
             if not (root / f"{folder}.py").is_file():
                 continue
             folder = str(Path(folder).parent)
-        if folder != "." and (suite := package_suite(root, folder, list(DEFAULT_PYTHON_FILES))):
+        patterns = list(DEFAULT_PYTHON_FILES)
+        # its __main__ decides what runs: the files pytest collects by name, if any
+        if folder != "." and (found := _collected_in(root, folder, patterns)):
+            return found
+        if folder != "." and (suite := package_suite(root, folder, patterns)):
             return suite
     return None
 
@@ -130,17 +135,20 @@ def package_suite(root: Path, folder: str, patterns: list[str]) -> str | None:
     (pdoc's ``pdoc.test`` defines its TestCases in it, Fixit's ``fixit.tests`` imports
     them from modules named ``config.py``, ``engine.py``); given on the command line,
     pytest collects that file alone. Else the folder, when it holds files named as
-    ``patterns`` collect (tornado's); else None."""
+    ``patterns`` collect; else None."""
     init = root / folder / "__init__.py"
     text = (read_text(init) if init.is_file() else None) or ""
     if SUITE_IN_INIT.search(text) and "def load_tests" not in text:
         return f"{folder}/__init__.py"
-    if any(
-        collected_by_name(f.relative_to(root).as_posix(), patterns)
-        for f in islice((root / folder).rglob("*.py"), MAX_SCANNED)
-    ):
-        return folder
-    return None
+    return _collected_in(root, folder, patterns)
+
+
+def _collected_in(root: Path, folder: str, patterns: list[str]) -> str | None:
+    """``folder``, when it holds files named as ``patterns`` collect."""
+    found = (f.relative_to(root).as_posix() for f in (root / folder).rglob("*.py"))
+    return (
+        folder if any(collected_by_name(f, patterns) for f in islice(found, MAX_SCANNED)) else None
+    )
 
 
 def nose2_args(words: list[str]) -> list[str] | None:
