@@ -10,7 +10,6 @@ code. How it is installed, in a box with the package index, is
 from __future__ import annotations
 
 import configparser
-import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from corrupt.repos.declared import pdm_groups, poetry_groups, poetry_locked
 from corrupt.repos.projectfiles import read_toml, strings, table
+from corrupt.repos.runnerconfigs import for_env
 from corrupt.repos.testplan import TestPlan, plan_tests
 from corrupt.repos.uvtool import find_uv, install_env
 from corrupt.scratch import remove_tree, scratch_dir
@@ -91,7 +91,7 @@ def discover_test_requirements(root: Path) -> TestRequirements:
     found.files.extend(files)
     found.sources.extend(str(f.relative_to(root)) for f in files)
     _add_plan(found, root, extras, plan)
-    tox = _tox_deps(root)
+    tox = _tox_deps(root, "deps", plan.tox_env)
     if tox:
         found.packages.extend(p for p in tox if not p.startswith("-r"))
         found.files.extend(
@@ -102,7 +102,7 @@ def discover_test_requirements(root: Path) -> TestRequirements:
         found.sources.append("tox.ini [testenv] deps")
     # The extras tox installs the project with (``extras = license``): identify's tests
     # reach a module only its ``license`` extra brings.
-    named = [e for e in _tox_deps(root, "extras") if e not in found.extras]
+    named = [e for e in _tox_deps(root, "extras", plan.tox_env) if e not in found.extras]
     if named:
         found.extras.extend(named)
         found.packages.extend(p for e in named for p in strings(extras.get(e)))
@@ -204,10 +204,11 @@ def _requirement_files(root: Path) -> list[Path]:
     return candidates
 
 
-def _tox_deps(root: Path, key: str = "deps") -> list[str]:
+def _tox_deps(root: Path, key: str, env: str) -> list[str]:
     """``[testenv] deps`` lines (or those of ``key``: ``extras``, one name or several
-    per line); factor-conditional and substituted lines are skipped, but for the
-    project's folder and tox 4's path separator (``-rdependencies{/}tests.in``)."""
+    per line); factor-conditional lines where they select ``env``; substituted lines are
+    skipped, but for the project's folder and tox 4's path separator
+    (``-rdependencies{/}tests.in``)."""
     path = root / "tox.ini"
     if not path.is_file():
         return []
@@ -219,9 +220,10 @@ def _tox_deps(root: Path, key: str = "deps") -> list[str]:
     raw = parser.get("testenv", key, fallback="")
     deps: list[str] = []
     for line in raw.splitlines():
-        line = line.split("#", 1)[0].strip().replace("{/}", "/")  # tox 4's path separator
+        line = for_env(line.split("#", 1)[0], env) or ""
+        line = line.replace("{/}", "/")  # tox 4's path separator
         line = line.replace("{toxinidir}/", "").replace("{toxinidir}", ".")
-        if not line or "{" in line or line.startswith("-e") or re.match(r"^[\w,!-]+:\s", line):
+        if not line or "{" in line or line.startswith("-e"):
             continue
         if key == "extras":
             deps.extend(name.strip() for name in line.split(",") if name.strip())

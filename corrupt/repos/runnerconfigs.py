@@ -135,13 +135,38 @@ def tox_setenv(root: Path, argv: list[str]) -> dict[str, str]:
     sets itself (:data:`OWN_VARIABLES`) are left out. Environments of a SQLite factor
     come first and those of a database server's last (:func:`_database_order`)."""
     tox = _tox_envs(root)
+    found = _running(root, tox, argv)
+    return _variables(_inherited(tox.setenv, found[0]), found[1]) if found else {}
+
+
+def _running(root: Path, tox: _ToxEnvs, argv: list[str]) -> tuple[str, str] | None:
+    """The section and environment (no factor first, SQLite's before a database server's)
+    one of whose commands is ``argv``."""
     envs = _database_order(["", *_env_list(root)])
     for section in tox.commands:
         own = section.partition(":")[2]
         for env in [own] if own else envs:
             if argv in _env_commands(root, tox, section, env):
-                return _variables(_inherited(tox.setenv, section), env)
-    return {}
+                return section, env
+    return None
+
+
+def tox_factor_env(root: Path, argv: list[str] | None) -> str:
+    """The tox environment whose factor lines (``dj42: Django>=4.2,<5.0``) the tests get:
+    the one that runs ``argv``, else the first of ``env_list`` (SQLite's before a database
+    server's, then the newest Python's). django-hosts' tox runs ``make test`` and installs
+    Django under factors only; with no factor, nothing installed it."""
+    found = _running(root, _tox_envs(root), argv) if argv else None
+    if found is not None and found[1]:
+        return found[1]  # no factor is tox's environment only when there is no env_list
+    return next(iter(_database_order(sorted(_env_list(root), key=_newest_python_first))), "")
+
+
+def _newest_python_first(env: str) -> tuple[int, int]:
+    """The newest Python's environment first (a test environment: ``py313-dj52``), those
+    of no Python factor (``lint``, ``docs``) last: an old Python's lines pin old tools."""
+    versions = [int(m[1]) for f in env.split("-") if (m := re.fullmatch(r"py3(\d+)", f))]
+    return (0, -max(versions)) if versions else (1, 0)
 
 
 def command_variables(argv: list[str]) -> dict[str, str]:
@@ -192,12 +217,12 @@ def _names(lines: list[str], env: str) -> list[str]:
     condition only where it selects ``env``."""
     names: list[str] = []
     for line in lines:
-        line = _for_env(line.split("#", 1)[0], env) or ""
+        line = for_env(line.split("#", 1)[0], env) or ""
         names += [n for n in re.split(r"[,\s]+", line) if n and "{" not in n]
     return names
 
 
-def _for_env(line: str, env: str) -> str | None:
+def for_env(line: str, env: str) -> str | None:
     """A tox line without its factor condition (``py3: ...``); None when the condition
     does not select ``env``."""
     line = line.strip()
@@ -233,7 +258,7 @@ VARIABLE = re.compile(r"^([A-Za-z_]\w*)\s*=\s*(.*)$")
 def _variables(lines: list[str], env: str) -> dict[str, str]:
     found = {}
     for line in lines:
-        match = VARIABLE.match(_for_env(line, env) or "")
+        match = VARIABLE.match(for_env(line, env) or "")
         if match is not None and match.group(1) == "PYTHONPATH":
             if folders := _tree_folders(match.group(2)):
                 found["PYTHONPATH"] = folders
@@ -340,9 +365,7 @@ def _env_commands(root: Path, tox: _ToxEnvs, section: str, env: str) -> list[lis
     pytest-django finds ``manage.py`` and the settings beside it."""
     variables = _variables(_inherited(tox.setenv, section), env)
     words = [_tox_words(line, env, variables) for line in tox.commands.get(section, [])]
-    folder = next(
-        filter(None, (_for_env(ln, env) for ln in _inherited(tox.changedir, section))), ""
-    )
+    folder = next(filter(None, (for_env(ln, env) for ln in _inherited(tox.changedir, section))), "")
     folder = _tree_folders(folder) if ":" not in folder else ""
     moved = [["cd", folder]] if folder not in ("", ".") and (root / folder).is_dir() else []
     return moved + [w for w in words if w]

@@ -26,6 +26,9 @@ UNKNOWN_WORD = re.compile(r"\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*|[@*])")
 LOOKED_UP = re.compile(
     r"`\s*(?:which|command -v)\s+([\w.-]+)\s*`|\$\(\s*(?:which|command -v)\s+([\w.-]+)\s*\)"
 )
+# Console programs a command may run through the interpreter by their path (django-mptt's
+# tox: ``python -Wd {envbindir}/coverage run``, the path read as the program's name).
+PROGRAMS_RUN_BY_PATH = frozenset({"coverage", "pytest", "py.test", "django-admin", "nose2"})
 SHELL_VARIABLE = re.compile(r"\$(?:\{(?P<b>[A-Za-z_]\w*)\}|(?P<a>[A-Za-z_]\w*))")
 UV_RUN_OPTIONS_WITH_VALUE = frozenset(
     {"--with", "--extra", "--group", "--only-group", "--python", "-p", "--package",
@@ -39,11 +42,15 @@ def shell_commands(script: str) -> Iterator[list[str]]:
     A variable the script assigns a plain value (``REQUIREMENTS="requirements.txt"``,
     ``export PREFIX=""``) is replaced by the last value assigned before its use, so
     ``"$PIP" install -r "$REQUIREMENTS"`` reads as the install it is; any other
-    variable standing alone as an argument is dropped (:data:`UNKNOWN_WORD`).
+    variable standing alone as an argument is dropped (:data:`UNKNOWN_WORD`). One the
+    script exports goes with every later command as a leading ``NAME=value`` word, as
+    the command's environment: django-waffle's CI exports ``DJANGO_SETTINGS_MODULE``
+    before it runs Django's tests.
     """
     text = re.sub(r"\\\r?\n", " ", script)
     text = re.sub(r"\$\{\{.*?\}\}", "$GH", text)  # a GitHub expression is one unknown word
     variables: dict[str, str] = {}
+    exported: dict[str, str] = {}
     for line in text.splitlines():
         line = LOOKED_UP.sub(lambda m: m[1] or m[2], _substitute(line.strip(), variables))
         if not line or line.startswith("#"):
@@ -54,6 +61,8 @@ def shell_commands(script: str) -> Iterator[list[str]]:
                 variables[assigned["name"]] = " ".join(shlex.split(assigned["value"]))
             except ValueError:
                 variables.pop(assigned["name"], None)
+            if line.startswith("export") and assigned["name"] in variables:
+                exported[assigned["name"]] = variables[assigned["name"]]
             continue
         lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>()")
         lexer.whitespace_split = True
@@ -62,18 +71,19 @@ def shell_commands(script: str) -> Iterator[list[str]]:
             tokens = list(lexer)
         except ValueError:  # an unclosed quote: not a command we can read
             continue
+        environment = [f"{name}={value}" for name, value in exported.items()]
         current: list[str] = []
         for token in tokens:
             if token and set(token) <= set(";&|()"):
                 if current:
-                    yield current
+                    yield [*environment, *current]
                 current = []
             elif current and UNKNOWN_WORD.fullmatch(token):
                 continue  # an argument no file says the value of: read as empty
             else:
                 current.append(token)
         if current:
-            yield current
+            yield [*environment, *current]
 
 
 def _substitute(line: str, variables: dict[str, str]) -> str:
@@ -106,6 +116,9 @@ def unwrap(argv: list[str]) -> list[str]:
             rest = words[1:]
             while rest and re.match(r"^-[BbEIOsSuWX]", rest[0]):  # interpreter flags
                 rest = rest[2:] if rest[0] in ("-W", "-X") else rest[1:]
+            if rest[:1] and rest[0] in PROGRAMS_RUN_BY_PATH:
+                words = rest  # ``python -Wd {envbindir}/coverage run``: the program itself
+                continue
             words = ["python", *rest]
             break
         else:

@@ -171,15 +171,16 @@ def django_args(root: Path, words: list[str]) -> tuple[list[str], str] | None:
     words = _after_coverage_run(words) or words
     if words[:1] == ["python"]:
         words = words[1:]
+    script = "manage.py"
     if words[:2] == ["-m", "django"] or words[:1] == ["django-admin"]:
         rest = words[2:] if words[0] == "-m" else words[1:]
     elif words[:1] and Path(words[0]).name == "manage.py":
-        rest = words[1:]
+        rest, script = words[1:], words[0].removeprefix("./")
     elif words[:1] and words[0].endswith(".py") and _runs_django_tests(root, words[0]):
         return words[1:], words[0].removeprefix("./")
     else:
         return None
-    return (rest[1:], "manage.py") if rest[:1] == ["test"] else None
+    return (rest[1:], script) if rest[:1] == ["test"] else None
 
 
 # A script that runs Django's test runner itself.

@@ -27,6 +27,7 @@ nox, hatch, make), :mod:`pytestconfig` (pytest's ini options) and
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from collections.abc import Iterator
@@ -47,6 +48,7 @@ from corrupt.repos.runnerconfigs import (
     tox_commands,
     tox_dependency_groups,
     tox_env_names,
+    tox_factor_env,
     tox_setenv,
 )
 from corrupt.repos.shellcommands import shell_commands, unwrap
@@ -114,6 +116,8 @@ class TestPlan:
     env: dict[str, str] = field(default_factory=dict)
     # PEP 735 groups the test command's runner installs (tox's ``dependency_groups``).
     groups: list[str] = field(default_factory=list)
+    # The tox environment whose factor lines apply (``dj42: Django<5``); "" for none.
+    tox_env: str = ""
 
     @property
     def args(self) -> list[str]:
@@ -138,6 +142,8 @@ def plan_tests(root: Path) -> TestPlan:
         plan.runner, plan.options, plan.paths = chosen.runner, chosen.options, chosen.paths
         plan.command_source = f"{chosen.origin}: {shlex.join(chosen.argv)}"
         plan.env = {**command_variables(chosen.argv), **tox_setenv(root, chosen.argv)}
+        if chosen.on_path:
+            _add_path(plan, chosen.on_path)
         plan.groups = tox_dependency_groups(root, chosen.argv)
         _take_installs(plan, root, chosen.job, chosen.origin)
         if "--asyncio-mode" in " ".join(chosen.options):
@@ -151,6 +157,7 @@ def plan_tests(root: Path) -> TestPlan:
             or any(o.startswith("--ds") for o in chosen.options)
         ):
             plan.packages.append(DJANGO_PLUGIN)
+    plan.tox_env = tox_factor_env(root, chosen.argv if chosen is not None else None)
     _take_pytest_config(plan, root)
     _take_requirement_folders(plan, root)
     for name in scripts_named_like_tests(root, plan.options, plan.paths):
@@ -257,6 +264,7 @@ class _Run:
     paths: list[str]
     job: list[list[str]]  # every command of the job it came from (for its install lines)
     named: bool = False  # a unittest run naming test modules, not discovering them
+    on_path: str = ""  # a folder the run's modules import from (a Django script's own)
 
     def broad(self, root: Path) -> bool:
         """Runs the suite: not a benchmark, a positive marker or keyword selection, or some
@@ -308,14 +316,24 @@ def _runs(root: Path, origin: str, commands: list[list[str]]) -> Iterator[_Run]:
         if found is not None:
             yield _Run(origin, argv, "pytest", *kept_pytest_args(root, found), commands)
             continue
-        # django-auditlog's tox runs ``./manage.py test`` in its changedir, where manage.py
-        # names the settings beside it; pytest-django finds that manage.py from the folder
-        base = root / folder if folder else root
-        django = django_args(base, words) if words else None
+        # django-auditlog's tox runs ``./manage.py test`` in its changedir, django-mptt's
+        # ``tests/manage.py test myapp``: the script's folder is where its settings and
+        # labels import from (``sys.path[0]``), and pytest-django finds that manage.py
+        # from the tests' paths there and puts its folder on the path
+        django = django_args(root / folder if folder else root, words) if words else None
         if django is not None:
-            options, paths = django_to_pytest(base, *django)
-            paths = ([f"{folder}/{p}" for p in paths] or [folder]) if folder else paths
-            yield _Run(origin, argv, "unittest", options, paths, commands)
+            args, script = django
+            inner = posixpath.normpath(posixpath.join(folder or ".", posixpath.dirname(script)))
+            base = root / inner
+            options, paths = django_to_pytest(base, args, posixpath.basename(script))
+            on_path = ""
+            if inner != ".":
+                paths = [f"{inner}/{p}" for p in paths]
+                # labels of the tree's own packages (django-categories' example/manage.py
+                # test categories): the settings import from the script's folder
+                paths = paths or django_to_pytest(root, args, script)[1] or [inner]
+                on_path = inner
+            yield _Run(origin, argv, "unittest", options, paths, commands, on_path=on_path)
             continue
         runner_path = module_runner_path(root, words) if words else None
         if runner_path is not None:
@@ -414,7 +432,10 @@ def _local_package(root: Path, word: str) -> bool:
 def _on_path(plan: TestPlan, root: Path, folder: str) -> None:
     """Put a local project's import root (its ``src``, else itself) on the tests' path: its
     modules import from the tree, as the root project's do."""
-    entry = f"{folder}/src" if (root / folder / "src").is_dir() else folder
+    _add_path(plan, f"{folder}/src" if (root / folder / "src").is_dir() else folder)
+
+
+def _add_path(plan: TestPlan, entry: str) -> None:
     entries = [e for e in plan.env.get("PYTHONPATH", "").split(":") if e]
     plan.env["PYTHONPATH"] = ":".join(dict.fromkeys([*entries, entry]))
 

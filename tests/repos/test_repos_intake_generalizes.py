@@ -582,8 +582,36 @@ MANAGE_PY = (  # a manage.py beside its settings, which import as a top-level mo
         },
         # django-invitations: pytest-django's own option names the settings
         {"tox.ini": "[testenv]\ncommands = pytest --ds=tests.settings tests/tests.py\n"},
+        {  # django-mptt: manage.py in the tests' folder, coverage run by its path
+            "tox.ini": (
+                "[testenv]\ncommands = python -Wd {envbindir}/coverage run tests/manage.py test\n"
+            ),
+            "tests/manage.py": MANAGE_PY,
+        },
+        {  # django-categories: the example's settings, labels of the tree's packages
+            "tox.ini": (
+                "[testenv]\ncommands = coverage run --source=djapp example/manage.py test "
+                "--settings='settings-testing' tests\n"
+            ),
+            "example/manage.py": MANAGE_PY,
+            "example/settings-testing.py": DJANGO_APP["tests/settings.py"],
+        },
+        {  # django-waffle: its CI exports the settings before Django's tests
+            ".github/workflows/ci.yml": (
+                "jobs:\n  t:\n    steps:\n      - run: |\n"
+                "          export DJANGO_SETTINGS_MODULE='tests.settings'\n"
+                "          python -m coverage run $(which django-admin) test tests\n"
+            ),
+        },
     ],
-    ids=["makefile-exports", "tox-changedir", "pytest-ds"],
+    ids=[
+        "makefile-exports",
+        "tox-changedir",
+        "pytest-ds",
+        "script-in-a-folder",
+        "example-settings",
+        "ci-exports",
+    ],
 )
 def test_django_settings_a_runner_gives_in_other_ways_set_django_up(
     sandbox, tmp_path_factory, tmp_path, runner
@@ -885,7 +913,10 @@ def test_a_variable_no_file_assigns_reads_as_an_empty_argument(tmp_path):
         "jobs:\n  t:\n    steps:\n      - run: scripts/test\n"
     )
     plan = plan_tests(tmp_path)
-    assert plan.command_source == ".github/workflows/ci.yml: coverage run -m pytest -x tests"
+    # what the script exports goes with the command, as its environment
+    assert (
+        plan.command_source == ".github/workflows/ci.yml: PREFIX= coverage run -m pytest -x tests"
+    )
     assert plan.paths == ["tests"]
 
 

@@ -753,3 +753,16 @@ def test_the_sqlite_environment_gives_the_variables_not_a_database_server_s(tmp_
     )
     _, env = suiteargs.test_command(tree(tmp_path, {"tox.ini": tox_ini, "tests/test_a.py": ""}))
     assert (env["DB_ENGINE"], env["DJANGO_SETTINGS_MODULE"]) == ("sqlite3", "settings")
+
+
+def test_tox_factor_lines_come_from_the_newest_python_s_environment(tmp_path):
+    """django-hosts' tox runs ``make test`` and installs Django under factors only."""
+    tox_ini = (
+        "[tox]\nenvlist =\n    py38-dj32\n    py313-dj52\n    lint\n"
+        "[testenv]\ncommands = make test\ndeps =\n    dj32: Django<4\n"
+        "    dj52: Django>=5.2,<6\n    lint: ruff\n    pytest-django\n"
+    )
+    files = {"tox.ini": tox_ini, "Makefile": "test:\n\tpytest\n", "tests/test_a.py": ""}
+    packages = discover_test_requirements(tree(tmp_path, files)).packages
+    assert "Django>=5.2,<6" in packages and "pytest-django" in packages
+    assert not {"Django<4", "ruff"} & set(packages)
