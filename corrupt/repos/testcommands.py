@@ -240,10 +240,12 @@ NOSE2_LIB_DIRS = ("lib", "src")  # nose2's default ``code-directories``
 
 
 def outside_packages(root: Path, unittest: list[str]) -> list[str]:
-    """The folders below nose2's discovery start that it never looks in: those that are no
+    """The folders below a discovery's start that it never looks in: those that are no
     package, unless named like tests or one of its library folders (``lib``, ``src``),
     as nose2's loader walks (furl keeps its tests in a ``tests`` folder without an
-    ``__init__.py``). nose2's own tests keep whole sample projects in the others."""
+    ``__init__.py``). nose2's own tests keep whole sample projects in the others, and
+    factory_boy Django projects in ``examples``, where unittest's discovery, which
+    enters packages only, never looks either."""
     start = unittest[unittest.index("-s") + 1] if "-s" in unittest else "."
     base = (root / start).resolve()
     if not base.is_dir() or not base.is_relative_to(root.resolve()):
