@@ -36,6 +36,10 @@ NO_COMPILER = re.compile(
     r"|ERROR: Program '(?:cargo|rustc|cc|gcc|clang|c\+\+|g\+\+)' not found"
     r"|ERROR: Unknown compiler\(s\)"
 )
+# A build that compiles its web assets with Node.js packages (sphinx-theme-builder's
+# nodeenv, an ``npm install`` step): the packages come from npm's registry, and the
+# Node.js it finds is not the one it pins.
+NODE_BUILD = re.compile(r"error: nodeenv-[\w-]+|\[stb\] \(nodeenv\)|npm ERR! ")
 
 
 class CorruptError(Exception):

@@ -252,7 +252,7 @@ OWN_VARIABLES = re.compile(
     r"PATH|HOME|TMPDIR|TEMP|TMP|USER|SHELL|LOCPATH|VIRTUAL_ENV|(LD|PYTHON(?!WARNINGS|UTF8|DEVMODE"
     r"|IOENCODING)|PYTEST|COVERAGE|COV_CORE|PIP|UV|TOX)_?\w*|LANG|LC_\w+"
 )
-VARIABLE = re.compile(r"^([A-Za-z_]\w*)\s*=\s*(.*)$")
+VARIABLE = re.compile(r"^([A-Za-z_]\w*)\s*=\s*(.*)$", re.S)  # a CI step's value may run on
 
 
 def _variables(lines: list[str], env: str) -> dict[str, str]:

@@ -32,8 +32,9 @@ import re
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import islice, takewhile
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -140,7 +141,7 @@ def plan_tests(root: Path) -> TestPlan:
     plan.harness = _harness(root, chosen)
     if chosen is not None:
         plan.runner, plan.options, plan.paths = chosen.runner, chosen.options, chosen.paths
-        plan.command_source = f"{chosen.origin}: {shlex.join(chosen.argv)}"
+        plan.command_source = f"{chosen.origin}: {_one_line(chosen.argv)}"
         plan.env = {**command_variables(chosen.argv), **tox_setenv(root, chosen.argv)}
         if chosen.on_path:
             _add_path(plan, chosen.on_path)
@@ -199,12 +200,12 @@ def _ci_jobs(root: Path) -> Iterator[Job]:
             continue
         for job in jobs.values():
             steps = job.get("steps") if isinstance(job, dict) else None
-            scripts = [
-                step["run"]
+            commands = [
+                [*_step_env(data, job, step), *c]
                 for step in (steps if isinstance(steps, list) else [])
                 if isinstance(step, dict) and isinstance(step.get("run"), str)
+                for c in shell_commands(step["run"])
             ]
-            commands = [c for script in scripts for c in shell_commands(script)]
             if commands:
                 yield f".github/workflows/{path.name}", commands
 
@@ -216,6 +217,24 @@ def _runner_configs(root: Path) -> Iterator[Job]:
     yield "hatch", hatch_commands(root)
     for target in MAKE_TEST_TARGETS:
         yield "Makefile", make_commands(root, target)
+
+
+def _one_line(argv: list[str]) -> str:
+    """A command as one line of text: a variable's value over several lines (a CI step's
+    list of URLs) is shown with its line breaks as spaces."""
+    return shlex.join(w.replace("\n", " ").strip() for w in argv)
+
+
+def _step_env(workflow: dict[str, Any], job: dict[str, Any], step: dict[str, Any]) -> list[str]:
+    """The variables a workflow, its job and the step set for a step's commands, as
+    ``NAME=value`` words; values made of GitHub expressions (``${{ ... }}``) are left out.
+    encode/databases' test step names its databases in ``TEST_DATABASE_URLS``."""
+    merged: dict[str, str] = {}
+    for source in (workflow, job, step):
+        env = source.get("env")
+        if isinstance(env, dict):
+            merged.update({str(k): str(v) for k, v in env.items() if "${{" not in str(v)})
+    return [f"{name}={value}" for name, value in merged.items()]
 
 
 def _expand(root: Path, commands: list[list[str]], depth: int) -> list[list[str]]:
@@ -238,7 +257,12 @@ def _expand(root: Path, commands: list[list[str]], depth: int) -> list[list[str]
                 inner = hatch_commands(root, named if words[1] == "run" else None)
             elif (script := _script(root, words)) is not None:
                 inner = list(shell_commands(read_text(root / script) or ""))
-        out.extend(_expand(root, inner, depth + 1) if inner else [argv])
+        # the variables set for the outer command reach the commands it runs
+        env = list(takewhile(lambda w: re.match(r"^[A-Za-z_]\w*=", w), argv))
+        if inner:
+            out.extend([*env, *c] for c in _expand(root, inner, depth + 1))
+        else:
+            out.append(argv)
     return out
 
 

@@ -766,3 +766,28 @@ def test_tox_factor_lines_come_from_the_newest_python_s_environment(tmp_path):
     packages = discover_test_requirements(tree(tmp_path, files)).packages
     assert "Django>=5.2,<6" in packages and "pytest-django" in packages
     assert not {"Django<4", "ruff"} & set(packages)
+
+
+def test_the_variables_a_ci_step_sets_reach_the_commands_its_script_runs(tmp_path):
+    """encode/databases' test step names its databases in ``env:``; the script it runs
+    reads them. The workflow's and the job's variables count too, GitHub's expressions
+    do not."""
+    workflow = (
+        "env:\n  TZ_TESTS: UTC\njobs:\n  t:\n    env:\n      MODE: ci\n    steps:\n"
+        "      - run: scripts/test\n        env:\n          DATABASES: |\n"
+        "            sqlite:///one,\n            sqlite:///two\n"
+        "          TOKEN: ${{ secrets.TOKEN }}\n"
+    )
+    files = {
+        ".github/workflows/ci.yml": workflow,
+        "scripts/test": "#!/bin/sh\ncoverage run -m pytest tests\n",
+        "tests/test_a.py": "",
+    }
+    plan = plan_tests(tree(tmp_path, files))
+    assert plan.paths == ["tests"]
+    assert plan.env == {
+        "TZ_TESTS": "UTC",
+        "MODE": "ci",
+        "DATABASES": "sqlite:///one,\nsqlite:///two",
+    }
+    assert "\n" not in (plan.command_source or "")

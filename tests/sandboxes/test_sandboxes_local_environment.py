@@ -310,6 +310,19 @@ def test_a_build_that_needs_a_compiler_the_box_lacks_is_left_unbuilt(tmp_path):
     assert added.startswith("the project unbuilt: its build needs a compiler")
 
 
+def test_a_build_that_compiles_assets_with_node_packages_is_left_unbuilt(tmp_path):
+    """sphinx-theme-builder's nodeenv, which pins a Node.js other than the box's and
+    installs the theme's npm packages."""
+    lacks = (
+        '    print("[stb] (nodeenv) $ node --version\\nerror: nodeenv-version-mismatch")\n'
+        "    raise SystemExit(1)"
+    )
+    checkout = webbuild_whose_backend(tmp_path, lacks)
+    create_environment(checkout, cache_dir=tmp_path / "cache")
+    (added,) = recipe_for(checkout, cache_dir=tmp_path / "cache")["added"]
+    assert added.startswith("the project unbuilt: its build needs Node.js packages from the web")
+
+
 def test_a_project_whose_build_fails_on_its_own_still_fails(tmp_path):
     checkout = webbuild_whose_backend(tmp_path, '    raise RuntimeError("no license field")')
     with pytest.raises(

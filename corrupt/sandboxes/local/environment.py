@@ -48,7 +48,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 
 from corrupt.cache import cache_root
-from corrupt.errors import NETWORK_FAILURE, NO_COMPILER, NO_GIT, InstallError
+from corrupt.errors import NETWORK_FAILURE, NO_COMPILER, NO_GIT, NODE_BUILD, InstallError
 from corrupt.repos.installplan import (
     ALWAYS,
     PACKAGING_FILES,
@@ -679,8 +679,8 @@ def _write_static_dist(installer: _Installer, root: Path) -> str:
 
 def _lacking(log: Path, name: str) -> str | None:
     """What the machine lacks for step ``name``, from its output: "needs the web",
-    "needs a compiler", "needs the repository's git", or None (the project's own
-    failure)."""
+    "needs a compiler", "needs the repository's git", "needs Node.js packages from the
+    web", or None (the project's own failure)."""
     output = _step_output(log, name)
     if NO_COMPILER.search(output):
         return "needs a compiler"
@@ -688,6 +688,8 @@ def _lacking(log: Path, name: str) -> str | None:
         return "needs the web"
     if NO_GIT.search(output):
         return "needs the repository's git"
+    if NODE_BUILD.search(output):
+        return "needs Node.js packages from the web"
     return None
 
 
