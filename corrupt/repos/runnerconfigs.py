@@ -26,6 +26,7 @@ from corrupt.repos.testcommands import (
     django_args,
     module_runner_path,
     pytest_args,
+    pytest_script_args,
     unittest_args,
 )
 
@@ -47,6 +48,7 @@ def tox_commands(root: Path, names: list[str] | None = None) -> list[list[str]]:
     for section, env in candidates:
         commands = _env_commands(root, tox, section, env)
         if any(pytest_args(unwrap(c)) is not None
+               or pytest_script_args(root, unwrap(c)) is not None
                or unittest_args(as_unittest(root, unwrap(c))) is not None
                or django_args(root, unwrap(c)) is not None
                or module_runner_path(root, unwrap(c)) is not None

@@ -62,6 +62,22 @@ def pytest_args(words: list[str]) -> list[str] | None:
     return None
 
 
+# A script that hands its own arguments to pytest (luigi's ``test/runtests.py``).
+PYTEST_MAIN_ARGV = re.compile(r"pytest\.main\(\s*(?:args\s*=\s*)?sys\.argv\[1:\]")
+
+
+def pytest_script_args(root: Path, words: list[str]) -> list[str] | None:
+    """The arguments of ``python SCRIPT ARGS`` where the tree's script runs
+    ``pytest.main(sys.argv[1:])``: they are pytest's. luigi's tox runs
+    ``test/runtests.py -m "not minicluster and ..."``, a pytest run with a warnings filter."""
+    if words[:1] != ["python"] or len(words) < 2 or not words[1].endswith(".py"):
+        return None
+    script = words[1].removeprefix("./")
+    if not is_test_path(root, script) or not (root / script).is_file():
+        return None
+    return words[2:] if PYTEST_MAIN_ARGV.search(read_text(root / script) or "") else None
+
+
 def unittest_args(words: list[str]) -> list[str] | None:
     if words[:3] == ["python", "-m", "unittest"]:
         return words[3:]

@@ -65,6 +65,7 @@ from corrupt.repos.testcommands import (
     nose2_args,
     outside_packages,
     pytest_args,
+    pytest_script_args,
     unittest_args,
     unittest_to_pytest,
 )
@@ -332,6 +333,8 @@ def _runs(root: Path, origin: str, commands: list[list[str]]) -> Iterator[_Run]:
             folder = target.strip("/") if is_test_path(root, target) else ""
             continue
         found = pytest_args(words) if words else None
+        if found is None and words:
+            found = pytest_script_args(root, words)
         if found is not None and folder:
             options, paths = kept_pytest_args(root / folder, found)
             paths = [f"{folder}/{p}" for p in paths] or [folder]

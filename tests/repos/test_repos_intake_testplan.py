@@ -791,3 +791,20 @@ def test_the_variables_a_ci_step_sets_reach_the_commands_its_script_runs(tmp_pat
         "DATABASES": "sqlite:///one,\nsqlite:///two",
     }
     assert "\n" not in (plan.command_source or "")
+
+
+def test_a_script_that_hands_its_arguments_to_pytest_is_a_pytest_run(tmp_path):
+    """luigi's tox runs ``test/runtests.py -m "not ..."``, which calls
+    ``pytest.main(sys.argv[1:])``; a narrower environment that runs pytest itself is
+    not the suite."""
+    tox_ini = (
+        "[testenv]\ncommands =\n    {envpython} --version\n"
+        "    core: {envpython} test/runtests.py -m 'not mysql' {posargs:}\n"
+        "    mysql: {envpython} test/runtests.py -m mysql {posargs:}\n"
+        "[testenv:visualiser]\ncommands = pytest test/visualiser\n"
+    )
+    runner = "import sys\nimport pytest\n\nsys.exit(pytest.main(sys.argv[1:]))\n"
+    files = {"tox.ini": tox_ini, "test/runtests.py": runner, "test/test_a.py": "",
+             "test/visualiser/test_v.py": ""}  # fmt: skip
+    plan = plan_tests(tree(tmp_path, files))
+    assert (plan.options, plan.paths) == (["-m", "not mysql"], [])
