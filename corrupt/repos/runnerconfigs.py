@@ -254,7 +254,9 @@ OWN_VARIABLES = re.compile(
     r"PATH|HOME|TMPDIR|TEMP|TMP|USER|SHELL|LOCPATH|VIRTUAL_ENV|(LD|PYTHON(?!WARNINGS|UTF8|DEVMODE"
     r"|IOENCODING)|PYTEST|COVERAGE|COV_CORE|PIP|UV|TOX)_?\w*|LANG|LC_\w+"
 )
-VARIABLE = re.compile(r"^([A-Za-z_]\w*)\s*=\s*(.*)$", re.S)  # re.S: a CI step's value may span lines
+VARIABLE = re.compile(
+    r"^([A-Za-z_]\w*)\s*=\s*(.*)$", re.S
+)  # re.S: a CI step's value may span lines
 
 
 def _variables(lines: list[str], env: str) -> dict[str, str]:
