@@ -298,29 +298,24 @@ def test_a_build_that_asks_git_about_the_tree_is_left_unbuilt(tmp_path, asks):
     assert added.startswith("the project unbuilt: its build needs the repository's git: ")
 
 
-def test_a_build_that_needs_a_compiler_the_box_lacks_is_left_unbuilt(tmp_path):
-    """meson-python's build of pipdeptree's Rust part, where no cargo is installed."""
-    lacks = (
-        "    print(\"../meson.build:28:8: ERROR: Program 'cargo' not found or not executable\")\n"
-        "    raise SystemExit(1)"
-    )
-    checkout = webbuild_whose_backend(tmp_path, lacks)
+@pytest.mark.parametrize(
+    ("prints", "lacking"),
+    [
+        # meson-python's build of pipdeptree's Rust part, where no cargo is installed
+        ("../meson.build:28:8: ERROR: Program 'cargo' not found or not executable", "a compiler"),
+        # sphinx-theme-builder's nodeenv pins a Node.js other than the box's
+        (
+            "[stb] (nodeenv) $ node --version\nerror: nodeenv-version-mismatch",
+            "Node.js packages from the web",
+        ),
+    ],
+    ids=["compiler", "node-assets"],
+)
+def test_a_build_that_needs_what_the_box_lacks_is_left_unbuilt(tmp_path, prints, lacking):
+    checkout = webbuild_whose_backend(tmp_path, f"    print({prints!r})\n    raise SystemExit(1)")
     create_environment(checkout, cache_dir=tmp_path / "cache")
     (added,) = recipe_for(checkout, cache_dir=tmp_path / "cache")["added"]
-    assert added.startswith("the project unbuilt: its build needs a compiler")
-
-
-def test_a_build_that_compiles_assets_with_node_packages_is_left_unbuilt(tmp_path):
-    """sphinx-theme-builder's nodeenv, which pins a Node.js other than the box's and
-    installs the theme's npm packages."""
-    lacks = (
-        '    print("[stb] (nodeenv) $ node --version\\nerror: nodeenv-version-mismatch")\n'
-        "    raise SystemExit(1)"
-    )
-    checkout = webbuild_whose_backend(tmp_path, lacks)
-    create_environment(checkout, cache_dir=tmp_path / "cache")
-    (added,) = recipe_for(checkout, cache_dir=tmp_path / "cache")["added"]
-    assert added.startswith("the project unbuilt: its build needs Node.js packages from the web")
+    assert added.startswith(f"the project unbuilt: its build needs {lacking}")
 
 
 def test_a_project_whose_build_fails_on_its_own_still_fails(tmp_path):
