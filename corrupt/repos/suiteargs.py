@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from corrupt.repos.models import IO_DIR
+from corrupt.repos.projectfiles import read_toml, strings, table
 from corrupt.repos.pytestconfig import reporting_free_addopts
 from corrupt.repos.runnerconfigs import MAKEFILES
 from corrupt.repos.testplan import plan_tests
@@ -89,6 +90,24 @@ def import_root(tree: Path) -> str:
     return "."
 
 
+def workspace_roots(tree: Path) -> list[str]:
+    """The import roots of a uv workspace's members (``[tool.uv.workspace] members``,
+    globs, less its ``exclude``): setuptools-scm's repository holds ``vcs-versioning/src``
+    and ``setuptools-scm/src``, which its root's tests import. uv installs members
+    editable from the build's copy, which is gone when the tests run; and the tests
+    must import the working tree's members, where corruptions are made."""
+    workspace = table(read_toml(tree / "pyproject.toml"), "tool", "uv", "workspace")
+    excluded = {p for glob in strings(workspace.get("exclude")) for p in tree.glob(glob)}
+    members = (
+        p
+        for glob in strings(workspace.get("members"))
+        for p in sorted(tree.glob(glob))
+        if p not in excluded and p != tree and (p / "pyproject.toml").is_file()
+    )
+    return [posixpath.normpath(posixpath.join(p.relative_to(tree).as_posix(), import_root(p)))
+            for p in members]  # fmt: skip
+
+
 def test_command(tree: Path, subset: Sequence[str] = ()) -> tuple[list[str], dict[str, str]]:
     """The pytest command and environment additions, as users can rerun them: the
     arguments the project's own CI (or tox, nox, ...) passes and the variables its
@@ -96,7 +115,7 @@ def test_command(tree: Path, subset: Sequence[str] = ()) -> tuple[list[str], dic
     ``subset``, the test files a suite over budget is cut to (:attr:`Baseline.subset`)."""
     argv = ["python", "-m", "pytest", *suite_args(tree, subset=subset)]
     env = dict(_suite_args(str(tree), _config_stamp(tree))[2])
-    folders = [import_root(tree), *env.pop("PYTHONPATH", "").split(":")]
+    folders = [import_root(tree), *workspace_roots(tree), *env.pop("PYTHONPATH", "").split(":")]
     own = {"PYTHONPATH": ":".join(dict.fromkeys(f for f in folders if f)), "PYTHONHASHSEED": "0"}
     return argv, {**env, **own}
 

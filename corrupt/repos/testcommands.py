@@ -119,7 +119,10 @@ def module_runner_path(root: Path, words: list[str]) -> str | None:
     its ``*_test.py``): the test package (or a module's package) with "test" in its dotted
     name, in the tree or under ``src``: its folder, when it holds files pytest collects by
     name (its ``__main__`` may run them all), else its suite as :func:`package_suite`
-    finds it (Fixit's). None otherwise."""
+    finds it (Fixit's). None otherwise. Under coverage too (aiosqlite's ``python -m
+    coverage run -m aiosqlite.tests``)."""
+    coverage = _after_coverage_run(words) if words else None
+    words = ["python", *coverage] if coverage is not None else words
     if words[:2] != ["python", "-m"] or len(words) < 3 or "test" not in words[2].lower():
         return None
     if words[2].split(".")[0] in ("pytest", "unittest", "nose2", "django", "stestr", "tox"):

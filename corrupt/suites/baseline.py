@@ -396,10 +396,15 @@ def _outcome(report: TestReport, nodeid: str) -> str | None:
 # What a test's error says when it needed the network or a service on it: the box never
 # has a network (DESIGN, running untrusted code) and runs no server beside the suite
 # (pytest-html's Selenium on 127.0.0.1:4444, a database), while the project's CI did.
+# A cloud service's SDK says so before it connects, when it finds no credentials: the box
+# never has the user's (s3transfer's integration tests, with botocore's NoCredentialsError;
+# Google's and Azure's clients say it their way).
 NETWORK_ERROR = re.compile(
     r"Temporary failure in name resolution|Name or service not known|No address associated"
     r"|Network is unreachable|nodename nor servname|getaddrinfo failed|\[Errno -[235]\]"
     r"|Could not resolve host|Connection refused|\[Errno 111\]|EAI_AGAIN|ENOTFOUND"
+    r"|NoCredentialsError|Unable to locate credentials|DefaultCredentialsError"
+    r"|Could not automatically determine credentials|CredentialUnavailableError"
 )
 
 

@@ -300,6 +300,14 @@ INC_TEST = (
             },
             "tested/tests/__init__.py::IncTest::test_inc",
         ),
+        (  # aiosqlite: the same package run under coverage
+            {
+                "makefile": "PKG:=tested\n\ntest:\n\tpython -m coverage run -m $(PKG).tests\n",
+                "tested/tests/__init__.py": "from .inc import IncTest\n",
+                "tested/tests/inc.py": INC_TEST,
+            },
+            "tested/tests/__init__.py::IncTest::test_inc",
+        ),
         (  # pdoc: `python -m unittest pkg.test`, TestCases in the package's __init__
             {
                 "tox.ini": "[testenv]\ncommands = python -m unittest -v tested.test\n",
@@ -330,7 +338,13 @@ INC_TEST = (
             "tests/test_inc.py::IncTest::test_inc",
         ),
     ],
-    ids=["package-imports-its-testcases", "testcases-in-init", "gathering-script", "discovery"],
+    ids=[
+        "package-imports-its-testcases",
+        "under-coverage",
+        "testcases-in-init",
+        "gathering-script",
+        "discovery",
+    ],
 )
 def test_a_unittest_suite_runs_the_tests_unittest_would_load(
     sandbox, tmp_path_factory, tmp_path, files, test_id
@@ -338,6 +352,30 @@ def test_a_unittest_suite_runs_the_tests_unittest_would_load(
     make_repo(tmp_path / "tested", {"tested/__init__.py": TESTED, **files})
     _, baseline = folder_baseline(tmp_path / "tested", sandbox, tmp_path_factory)
     assert baseline.tests == [test_id]
+
+
+def test_a_uv_workspace_tests_its_members_working_trees(sandbox, tmp_path_factory, tmp_path):
+    """setuptools-scm's repository: a root project that depends on its uv workspace's
+    members, each in a src layout; the root's tests import the members."""
+    member = 'name = "{0}"\nversion = "1"\n'
+    make_repo(
+        tmp_path / "mono",
+        {
+            "pyproject.toml": (
+                SETUPTOOLS + "[project]\n" + member.format("mono") + 'dependencies = ["inner"]\n'
+                "[tool.setuptools]\npy-modules = []\n"
+                '[tool.uv.workspace]\nmembers = ["packages/*"]\n'
+                "[tool.uv.sources]\ninner = { workspace = true }\n"
+            ),
+            "packages/inner/pyproject.toml": SETUPTOOLS + "[project]\n" + member.format("inner"),
+            "packages/inner/src/inner/__init__.py": TESTED,
+            "tests/test_inner.py": "from inner import inc\n\ndef test_inc():\n    assert inc(1) == 2\n",
+        },
+    )
+    checkout, baseline = folder_baseline(tmp_path / "mono", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_inner.py::test_inc"]
+    # the member's working tree, where corruptions are made, is what the tests import
+    assert "packages/inner/src/inner/__init__.py" in baseline.line_coverage
 
 
 def test_a_linter_plugin_is_left_out_of_the_suite(sandbox, tmp_path_factory, tmp_path):
@@ -1015,13 +1053,17 @@ def test_tests_that_need_the_network_are_left_out_not_red(sandbox, tmp_path_fact
                 "def test_a_download():\n"  # pip's or git's error is in what it printed
                 "    import subprocess, sys\n"
                 "    subprocess.run([sys.executable, '-c', 'import socket; "
-                'socket.getaddrinfo("pypi.org", 443)\'], check=True)\n'
+                'socket.getaddrinfo("pypi.org", 443)\'], check=True)\n\n'
+                "def test_a_cloud_service():\n"  # its SDK, finding no credentials in the box
+                "    class NoCredentialsError(Exception):\n        pass\n"
+                "    raise NoCredentialsError('Unable to locate credentials')\n"
             ),
         },
     )
     _, baseline = folder_baseline(tmp_path / "online2", sandbox, tmp_path_factory)
     assert baseline.tests == ["tests/test_online2.py::test_offline"]
     assert baseline.offline == [
+        "tests/test_online2.py::test_a_cloud_service",
         "tests/test_online2.py::test_a_download",
         "tests/test_online2.py::test_a_local_service",
         "tests/test_online2.py::test_resolves_a_name",
