@@ -451,8 +451,9 @@ def nox_commands(root: Path) -> list[list[str]]:
 
 
 def hatch_commands(root: Path, run: list[str] | None = None) -> list[list[str]]:
-    """Scripts of hatch environments: the one ``hatch run ENV:SCRIPT`` names, else ``test``."""
-    envs = table(read_toml(root / "pyproject.toml"), "tool", "hatch", "envs")
+    """Scripts of hatch environments: the one ``hatch run ENV:SCRIPT`` names, else ``test``;
+    else ``hatch test``'s pytest, with what its ``hatch-test`` environment installs."""
+    envs = hatch_envs(root)
     wanted = run[0] if run else "test"
     env_name, _, script = wanted.rpartition(":")
     commands: list[list[str]] = []
@@ -469,8 +470,18 @@ def hatch_commands(root: Path, run: list[str] | None = None) -> list[list[str]]:
                 commands.append(_hatch_installs(env))
                 break
     if not commands and run is None and "hatch-test" in envs:
-        commands.append(["pytest"])
+        commands += [["pytest"], _hatch_installs(envs["hatch-test"])]
     return [c for c in commands if c]
+
+
+def hatch_envs(root: Path) -> dict[str, Any]:
+    """hatch's environments: ``[envs]`` of ``hatch.toml`` over ``[tool.hatch.envs]`` of
+    ``pyproject.toml``, as hatch merges them (hatch's own repository keeps its
+    ``hatch-test`` environment, and the ``editables`` its tests import, in ``hatch.toml``)."""
+    envs = dict(table(read_toml(root / "pyproject.toml"), "tool", "hatch", "envs"))
+    for name, env in table(read_toml(root / "hatch.toml"), "envs").items():
+        envs[name] = {**table(envs.get(name)), **table(env)}
+    return envs
 
 
 def _hatch_script(scripts: dict[str, Any], key: str, depth: int) -> list[str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from corrupt.repos.models import IO_DIR
 from corrupt.repos.projectfiles import read_toml, strings, table
 from corrupt.repos.pytestconfig import reporting_free_addopts
-from corrupt.repos.runnerconfigs import MAKEFILES
+from corrupt.repos.runnerconfigs import MAKEFILES, hatch_envs
 from corrupt.repos.testplan import plan_tests
 
 
@@ -91,21 +91,35 @@ def import_root(tree: Path) -> str:
 
 
 def workspace_roots(tree: Path) -> list[str]:
-    """The import roots of a uv workspace's members (``[tool.uv.workspace] members``,
-    globs, less its ``exclude``): setuptools-scm's repository holds ``vcs-versioning/src``
-    and ``setuptools-scm/src``, which its root's tests import. uv installs members
-    editable from the build's copy, which is gone when the tests run; and the tests
-    must import the working tree's members, where corruptions are made."""
+    """The import roots of a workspace's members: uv's (``[tool.uv.workspace] members``,
+    globs, less its ``exclude``) and those of hatch's ``hatch-test`` environment
+    (``workspace.members``, paths or ``{path = ...}``). setuptools-scm's repository holds
+    ``vcs-versioning/src`` and ``setuptools-scm/src``, which its root's tests import;
+    hatch's, ``backend/src`` (hatchling). uv installs members editable from the build's
+    copy, which is gone when the tests run, and the tests must import the working
+    tree's members, where corruptions are made."""
     workspace = table(read_toml(tree / "pyproject.toml"), "tool", "uv", "workspace")
+    hatch = table(hatch_envs(tree).get("hatch-test"), "workspace").get("members")
+    globs = [
+        *strings(workspace.get("members")),
+        *(m if isinstance(m, str) else str(table(m).get("path", "")) for m in _list(hatch)),
+    ]
     excluded = {p for glob in strings(workspace.get("exclude")) for p in tree.glob(glob)}
     members = (
         p
-        for glob in strings(workspace.get("members"))
+        for glob in globs
+        if glob
         for p in sorted(tree.glob(glob))
         if p not in excluded and p != tree and (p / "pyproject.toml").is_file()
     )
-    return [posixpath.normpath(posixpath.join(p.relative_to(tree).as_posix(), import_root(p)))
-            for p in members]  # fmt: skip
+    return list(dict.fromkeys(
+        posixpath.normpath(posixpath.join(p.relative_to(tree).as_posix(), import_root(p)))
+        for p in members
+    ))  # fmt: skip
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
 
 
 def test_command(tree: Path, subset: Sequence[str] = ()) -> tuple[list[str], dict[str, str]]:

@@ -196,6 +196,28 @@ def test_a_hatch_script_naming_another_and_its_envs_features(tmp_path):
     assert plan.extras == ["i18n"] and plan.packages == ["pytest-mock"]
 
 
+def test_hatch_test_in_hatch_toml_installs_its_env_and_imports_its_workspace(tmp_path):
+    """hatch's own repository: ``hatch test`` in CI, its ``hatch-test`` environment in
+    ``hatch.toml`` with the packages the tests import and a workspace member."""
+    files = {
+        ".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: hatch test --cover\n",
+        "pyproject.toml": '[project]\nname = "tool"\n',
+        "hatch.toml": (
+            '[envs.hatch-test]\nworkspace.members = ["backend/"]\n'
+            'extra-dependencies = ["editables"]\n'
+        ),
+        "backend/pyproject.toml": '[project]\nname = "backend"\n',
+        "backend/src/backend/__init__.py": "",
+        "src/tool/__init__.py": "",
+        "tests/test_tool.py": "",
+    }
+    root = tree(tmp_path, files)
+    plan = plan_tests(root)
+    assert plan.command_source == ".github/workflows/ci.yml: pytest"
+    assert plan.packages == ["editables"]
+    assert suiteargs.test_command(root)[1]["PYTHONPATH"] == "src:backend/src"
+
+
 def test_a_unittest_suite_runs_through_pytest_with_unittests_file_pattern(tmp_path):
     root = tree(
         tmp_path,
