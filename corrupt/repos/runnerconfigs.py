@@ -470,8 +470,15 @@ def hatch_commands(root: Path, run: list[str] | None = None) -> list[list[str]]:
                 commands.append(_hatch_installs(env))
                 break
     if not commands and run is None and "hatch-test" in envs:
-        commands += [["pytest"], _hatch_installs(envs["hatch-test"])]
+        env = {"dependencies": HATCH_TEST_DEPENDENCIES, **table(envs["hatch-test"])}
+        commands += [["pytest"], _hatch_installs(env)]
     return [c for c in commands if c]
+
+
+# What ``hatch test``'s environment installs unless it sets ``dependencies`` (hatch's
+# documented defaults, less coverage's and pytest-randomly's: the runs bring their own
+# coverage and turn shuffling off). hatch's own tests use pytest-mock's ``mocker``.
+HATCH_TEST_DEPENDENCIES = ["pytest", "pytest-mock", "pytest-rerunfailures", "pytest-xdist"]
 
 
 def hatch_envs(root: Path) -> dict[str, Any]:

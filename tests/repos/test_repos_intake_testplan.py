@@ -214,7 +214,10 @@ def test_hatch_test_in_hatch_toml_installs_its_env_and_imports_its_workspace(tmp
     root = tree(tmp_path, files)
     plan = plan_tests(root)
     assert plan.command_source == ".github/workflows/ci.yml: pytest"
-    assert plan.packages == ["editables"]
+    # hatch's default dependencies of the environment come along (pytest-mock's mocker)
+    assert plan.packages == [
+        "pytest", "pytest-mock", "pytest-rerunfailures", "pytest-xdist", "editables"
+    ]  # fmt: skip
     assert suiteargs.test_command(root)[1]["PYTHONPATH"] == "src:backend/src"
 
 
