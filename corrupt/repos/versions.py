@@ -24,9 +24,11 @@ import re
 from pathlib import Path
 
 import git
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from corrupt.repos.projectfiles import read_toml, table
+from corrupt.repos.published import project_name_and_version
 
 # setuptools-scm's default tag pattern: an optional "name-" prefix and a "v".
 TAG = re.compile(r"^(?:[\w-]+-)?[vV]?(?P<version>\d+(?:\.\d+){0,2}[^+]*)(?:\+.*)?$")
@@ -70,6 +72,25 @@ VERSION_VARIABLES = (
 def version_env(version: str | None) -> dict[str, str]:
     """The variables that hand ``version`` (``0.0.0`` when git gave none) to every backend."""
     return dict.fromkeys(VERSION_VARIABLES, version or "0.0.0")
+
+
+def project_version_env(root: Path, version: str | None) -> dict[str, str]:
+    """:func:`version_env` for ``root``'s project, with setuptools-scm's pretend version
+    named for the project's own distribution where setuptools-scm is told that name
+    (setuptools passes it; hatch-vcs does not, and keeps the plain variable). The plain
+    variable versions every package the install builds from an sdist with
+    setuptools-scm: beets' test dependency titlecase 2.4.1 was built as beets'
+    ``2.13.2.dev132+g07f39c5``, and uv refused its inconsistent metadata."""
+    env = version_env(version)
+    name = project_name_and_version(root, None)[0]
+    hatch_vcs = table(read_toml(root / "pyproject.toml"), "tool", "hatch", "version")
+    if name is None or hatch_vcs.get("source") == "vcs":
+        return env
+    value = env.pop("SETUPTOOLS_SCM_PRETEND_VERSION")
+    # setuptools-scm's spelling of the name, and older releases' (upper case only)
+    for spelled in (canonicalize_name(name).replace("-", "_").upper(), name.upper()):
+        env[f"SETUPTOOLS_SCM_PRETEND_VERSION_FOR_{spelled}"] = value
+    return env
 
 
 def describe_version(repo: git.Repo, sha: str) -> str | None:

@@ -1008,6 +1008,42 @@ def test_every_vcs_backend_gets_the_version():
     assert env["UV_DYNAMIC_VERSIONING_BYPASS"] == "1.2.dev3+gabc"
 
 
+def test_the_commits_version_goes_to_the_project_not_to_what_it_installs(
+    sandbox, tmp_path_factory, tmp_path
+):
+    """beets: a test dependency built from its sdist with setuptools-scm got beets' own
+    version from the pretend-version variable, and uv refused its metadata."""
+    scm = (
+        '[build-system]\nrequires = ["setuptools>=64", "setuptools-scm>=8"]\n'
+        'build-backend = "setuptools.build_meta"\n'
+    )
+    make_repo(
+        tmp_path / "versioned",
+        {
+            "pyproject.toml": (
+                scm + '[project]\nname = "versioned"\ndynamic = ["version"]\n'
+                "[tool.setuptools_scm]\n"
+            ),
+            "requirements-test.txt": "./vendored/helper\n",
+            # no git above it once copied: setuptools-scm falls back to its own version
+            "vendored/helper/pyproject.toml": (
+                scm + '[project]\nname = "helper"\ndynamic = ["version"]\n'
+                '[tool.setuptools_scm]\nfallback_version = "2.4.1"\n'
+            ),
+            "vendored/helper/helper.py": "",
+            "versioned.py": TESTED,
+            "tests/test_versions.py": (
+                "from importlib.metadata import version\n\n"
+                "def test_versions():\n"
+                "    assert version('helper') == '2.4.1'\n"
+                "    assert version('versioned') == '0.0.0'\n"  # no tag: the pretend version
+            ),
+        },
+    )
+    _, baseline = folder_baseline(tmp_path / "versioned", sandbox, tmp_path_factory)
+    assert baseline.tests == ["tests/test_versions.py::test_versions"]
+
+
 def test_a_test_module_that_runs_a_linter_is_left_out(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_codestyle.py").write_text(

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from corrupt.repos.installplan import ALWAYS, PACKAGING_FILES, discover_test_requirements
 from corrupt.repos.models import WORKDIR, Checkout
-from corrupt.repos.versions import version_env
+from corrupt.repos.versions import project_version_env
 
 DEFAULT_BASE_IMAGE = "python:3.12-slim"
 VENV = "/opt/venv"
@@ -155,7 +155,7 @@ def dockerfile(
         "off",
     ]
     pip_env = {
-        **version_env(version),
+        **project_version_env(checkout_root, version),
         **pip.environment(f"{BUILD_DIR}/pip-cert.pem" if pip.cert else None),
     }
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in pip_env.items())

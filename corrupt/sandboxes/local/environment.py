@@ -70,7 +70,7 @@ from corrupt.repos.requirements import index_fallback, requirement_items
 from corrupt.repos.staticmeta import static_dist
 from corrupt.repos.suiteargs import LINTERS_OFF, PYTEST_NO_TESTS, python_path, suite_args
 from corrupt.repos.uvtool import find_uv, install_env
-from corrupt.repos.versions import version_env
+from corrupt.repos.versions import project_version_env
 from corrupt.sandboxes.local.bubblewrap import HOME, Box, interpreter_roots, require_bwrap
 from corrupt.sandboxes.local.interpreters import Interpreter, interpreter_hint, which_interpreter
 from corrupt.sandboxes.local.launch import network_mode, started, unboxed
@@ -172,7 +172,7 @@ class _Installer:
             self.env["TMPDIR"] = "/tmp"  # the box's own
         # Cached trees carry no .git, so VCS-versioned builds (setuptools-scm,
         # hatch-vcs, pbr, ...) get the version git describe gives for the pinned commit.
-        for name, value in version_env(version).items():
+        for name, value in project_version_env(source, version).items():
             self.env.setdefault(name, value)
 
     def _launch(
