@@ -10,6 +10,7 @@ code. How it is installed, in a box with the package index, is
 from __future__ import annotations
 
 import configparser
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -217,7 +218,7 @@ def _tox_deps(root: Path, key: str, env: str) -> list[str]:
         parser.read(path, encoding="utf-8")
     except (configparser.Error, UnicodeDecodeError):
         return []
-    raw = parser.get("testenv", key, fallback="")
+    raw = _referenced(parser, parser.get("testenv", key, fallback=""), 0)
     deps: list[str] = []
     for line in raw.splitlines():
         line = for_env(line.split("#", 1)[0], env) or ""
@@ -230,6 +231,20 @@ def _tox_deps(root: Path, key: str, env: str) -> list[str]:
         else:
             deps.append(line)
     return deps
+
+
+# tox's reference to another section's value: ``{[test-requirements]deps}`` (scrapy's).
+TOX_REFERENCE = re.compile(r"\{\[([^\]{}]+)\]([^{}]+)\}")
+MAX_REFERENCE_DEPTH = 5
+
+
+def _referenced(parser: configparser.ConfigParser, raw: str, depth: int) -> str:
+    """``raw`` with tox's ``{[section]key}`` references replaced by the lines they name."""
+    if depth >= MAX_REFERENCE_DEPTH:
+        return raw
+    return TOX_REFERENCE.sub(
+        lambda m: _referenced(parser, parser.get(m[1], m[2].strip(), fallback=""), depth + 1), raw
+    )
 
 
 def declared_dependencies(root: Path, extras: list[str]) -> list[list[str]]:

@@ -793,6 +793,18 @@ def test_tox_factor_lines_come_from_the_newest_python_s_environment(tmp_path):
     assert not {"Django<4", "ruff"} & set(packages)
 
 
+def test_tox_deps_naming_another_sections_value_read_it(tmp_path):
+    """scrapy's ``deps = {[test-requirements]deps}``: the lines of that section."""
+    tox_ini = (
+        "[tox]\nenvlist = py313\n[base]\ndeps =\n    pyftpdlib>=2\n"
+        "[test-requirements]\ndeps =\n    {[base]deps}\n    sybil\n"
+        "[testenv]\ncommands = pytest\ndeps =\n    {[test-requirements]deps}\n    pytest\n"
+    )
+    files = {"tox.ini": tox_ini, "tests/test_a.py": ""}
+    packages = discover_test_requirements(tree(tmp_path, files)).packages
+    assert packages[:3] == ["pyftpdlib>=2", "sybil", "pytest"]
+
+
 def test_the_variables_a_ci_step_sets_reach_the_commands_its_script_runs(tmp_path):
     """encode/databases' test step names its databases in ``env:``; the script it runs
     reads them. The workflow's and the job's variables count too, GitHub's expressions
