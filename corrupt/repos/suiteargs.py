@@ -104,11 +104,14 @@ def workspace_roots(tree: Path) -> list[str]:
         *strings(workspace.get("members")),
         *(m if isinstance(m, str) else str(table(m).get("path", "")) for m in _list(hatch)),
     ]
-    excluded = {p for glob in strings(workspace.get("exclude")) for p in tree.glob(glob)}
+    excluded = {
+        p for glob in strings(workspace.get("exclude")) if glob and not glob.startswith("/")
+        for p in tree.glob(glob)
+    }  # fmt: skip
+    inside = [g for g in globs if g and not g.startswith("/") and ".." not in g.split("/")]
     members = (
         p
-        for glob in globs
-        if glob
+        for glob in inside
         for p in sorted(tree.glob(glob))
         if p not in excluded and p != tree and (p / "pyproject.toml").is_file()
     )

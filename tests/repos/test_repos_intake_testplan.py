@@ -221,6 +221,22 @@ def test_hatch_test_in_hatch_toml_installs_its_env_and_imports_its_workspace(tmp
     assert suiteargs.test_command(root)[1]["PYTHONPATH"] == "src:backend/src"
 
 
+def test_workspace_members_outside_the_tree_are_not_on_the_tests_path(tmp_path):
+    """Members are globs the repository writes: absolute ones and ``..`` are skipped (an
+    absolute glob would stop pathlib), members without a pyproject.toml too."""
+    files = {
+        "pyproject.toml": (
+            '[tool.uv.workspace]\nmembers = ["/etc", "../other", "", "libs/*"]\n'
+            'exclude = ["/etc", "libs/old"]\n'
+        ),
+        "libs/one/pyproject.toml": "",
+        "libs/one/one.py": "",
+        "libs/old/pyproject.toml": "",
+        "libs/notes/README": "",
+    }
+    assert suiteargs.workspace_roots(tree(tmp_path, files)) == ["libs/one"]
+
+
 def test_a_unittest_suite_runs_through_pytest_with_unittests_file_pattern(tmp_path):
     root = tree(
         tmp_path,
