@@ -131,8 +131,9 @@ def test_command(tree: Path, subset: Sequence[str] = ()) -> tuple[list[str], dic
     tox environment sets, see :mod:`testplan`;
     ``subset``, the test files a suite over budget is cut to (:attr:`Baseline.subset`)."""
     argv = ["python", "-m", "pytest", *suite_args(tree, subset=subset)]
-    env = dict(_suite_args(str(tree), _config_stamp(tree))[2])
-    folders = [import_root(tree), *workspace_roots(tree), *env.pop("PYTHONPATH", "").split(":")]
+    _, _, variables, members = _suite_args(str(tree), _config_stamp(tree))
+    env = dict(variables)
+    folders = [import_root(tree), *members, *env.pop("PYTHONPATH", "").split(":")]
     own = {"PYTHONPATH": ":".join(dict.fromkeys(f for f in folders if f)), "PYTHONHASHSEED": "0"}
     return argv, {**env, **own}
 
@@ -173,7 +174,7 @@ def suite_args(tree: Path, *, paths: bool = True, subset: Sequence[str] = ()) ->
     ``paths`` is false: a selected run names its own files; ``subset`` instead of them
     when given), and ``addopts`` without reporting options (coverage must not run
     twice, parallel workers hide results)."""
-    options, test_paths, _ = _suite_args(str(tree), _config_stamp(tree))
+    options, test_paths, _, _ = _suite_args(str(tree), _config_stamp(tree))
     if not paths:
         return list(options)
     return [*options, *(subset or test_paths)]
@@ -182,7 +183,7 @@ def suite_args(tree: Path, *, paths: bool = True, subset: Sequence[str] = ()) ->
 # Screening runs the suite of one working copy hundreds of times; reading its
 # CI and tox files (tens of ms) is done once per copy and configuration state.
 CONFIG_FILES = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "tox.toml",
-                "noxfile.py", *MAKEFILES, ".github/workflows")  # fmt: skip
+                "noxfile.py", "hatch.toml", *MAKEFILES, ".github/workflows")  # fmt: skip
 
 
 def _config_stamp(tree: Path) -> tuple[tuple[str, int, int], ...]:
@@ -199,11 +200,16 @@ def _config_stamp(tree: Path) -> tuple[tuple[str, int, int], ...]:
 @functools.lru_cache(maxsize=64)
 def _suite_args(
     tree: str, stamp: tuple[tuple[str, int, int], ...]
-) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """The options, test paths and variables of the project's run, and its workspace
+    members' import roots: read once per tree and configuration state."""
     root = Path(tree)
     plan = plan_tests(root)
     options = plan.options
     addopts = reporting_free_addopts(root)
     if addopts is not None:
         options = ["-o", f"addopts={shlex.join(addopts)}", *options]
-    return tuple(options), tuple(plan.paths), tuple(sorted(plan.env.items()))
+    return (
+        tuple(options), tuple(plan.paths), tuple(sorted(plan.env.items())),
+        tuple(workspace_roots(root)),
+    )  # fmt: skip
